@@ -1,0 +1,54 @@
+import express, { type Request } from 'express';
+import type { Redis } from 'ioredis';
+import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { adminRoutes } from './admin/routes.js';
+import type { AccountsStore } from './auth/accounts.js';
+import { bearerKey } from './auth/authenticate.js';
+import type { ApiConfig } from './config.js';
+import { filesRoutes } from './files/routes.js';
+import { healthRoutes } from './health.js';
+import { accessLog } from './http/access-log.js';
+import { errorHandler } from './http/errors.js';
+import './http/locals.js';
+import { requestId } from './http/request-id.js';
+import { imagePresenter, imagesRoutes } from './images/routes.js';
+import type { Queues } from './jobs/queues.js';
+import { jobsRoutes } from './jobs/routes.js';
+
+export interface ApiDeps {
+  config: ApiConfig;
+  catalog: Catalog;
+  redis: Redis;
+  queues: Queues;
+  store: BlobStore;
+  accounts: AccountsStore;
+  log: Logger;
+}
+
+export function createApp(deps: ApiDeps) {
+  const { config, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.TRUST_PROXY);
+  const publicBase = (req: Request) => config.PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
+
+  app.use(requestId);
+  app.use(accessLog(log.child({ component: 'http' })));
+  app.use(healthRoutes(deps.redis, deps.store));
+  if (config.ADMIN_TOKEN) {
+    app.use('/admin', adminRoutes(deps.accounts, config.ADMIN_TOKEN, config.BODY_LIMIT_BYTES), errorHandler('openai', log));
+  }
+  app.use(imagesRoutes({ ...deps, publicBase }), errorHandler('openai', log));
+  app.use(
+    jobsRoutes(deps.accounts, [bearerKey], {
+      img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
+    }),
+    errorHandler('openai', log),
+  );
+  app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS), errorHandler('openai', log));
+  app.use(() => {
+    throw new AppError('not_found', 'no such route');
+  });
+  app.use(errorHandler('openai', log));
+  return app;
+}

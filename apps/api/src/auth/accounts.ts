@@ -1,0 +1,95 @@
+import type { Redis } from 'ioredis';
+import { hashKey, newApiKey, newId } from './keys.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface KeyRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/**
+ * Accounts and API keys in Redis:
+ *   {p}:account:{id}        hash  id, name, createdAt
+ *   {p}:account:{id}:keys   set   key ids
+ *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, hash
+ *   {p}:keyhash:{sha256}    hash  keyId, accountId  (removed on revoke: the lookup then fails)
+ */
+export function createAccountsStore(redis: Redis, prefix: string) {
+  const k = {
+    account: (id: string) => `${prefix}:account:${id}`,
+    accountKeys: (id: string) => `${prefix}:account:${id}:keys`,
+    key: (id: string) => `${prefix}:key:${id}`,
+    keyHash: (hash: string) => `${prefix}:keyhash:${hash}`,
+  };
+
+  const toKey = (h: Record<string, string>): KeyRecord => ({
+    id: h.id!,
+    accountId: h.accountId!,
+    name: h.name ?? '',
+    createdAt: Number(h.createdAt),
+    revokedAt: h.revokedAt ? Number(h.revokedAt) : null,
+  });
+
+  return {
+    async createAccount(name: string): Promise<Account> {
+      const account = { id: newId('acct'), name, createdAt: Date.now() };
+      await redis.hset(k.account(account.id), account);
+      return account;
+    },
+
+    async getAccount(id: string): Promise<Account | undefined> {
+      const h = await redis.hgetall(k.account(id));
+      return h.id ? { id: h.id, name: h.name ?? '', createdAt: Number(h.createdAt) } : undefined;
+    },
+
+    async listKeys(accountId: string): Promise<KeyRecord[]> {
+      const ids = await redis.smembers(k.accountKeys(accountId));
+      const pipeline = redis.pipeline();
+      for (const id of ids) pipeline.hgetall(k.key(id));
+      const rows = (await pipeline.exec()) ?? [];
+      return rows
+        .map(([, h]) => h as Record<string, string>)
+        .filter((h) => h.id)
+        .map(toKey)
+        .sort((a, b) => a.createdAt - b.createdAt);
+    },
+
+    /** Returns the secret once; afterwards only its hash exists. */
+    async createKey(accountId: string, name: string): Promise<{ record: KeyRecord; secret: string }> {
+      const secret = newApiKey();
+      const hash = hashKey(secret);
+      const record: KeyRecord = { id: newId('key'), accountId, name, createdAt: Date.now(), revokedAt: null };
+      await redis
+        .multi()
+        .hset(k.key(record.id), { id: record.id, accountId, name, createdAt: record.createdAt, hash })
+        .sadd(k.accountKeys(accountId), record.id)
+        .hset(k.keyHash(hash), { keyId: record.id, accountId })
+        .exec();
+      return { record, secret };
+    },
+
+    async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
+      const h = await redis.hgetall(k.key(keyId));
+      if (!h.id) return undefined;
+      const revokedAt = h.revokedAt ? Number(h.revokedAt) : Date.now();
+      await redis.multi().hset(k.key(keyId), 'revokedAt', revokedAt).del(k.keyHash(h.hash ?? '')).exec();
+      return { ...toKey(h), revokedAt };
+    },
+
+    /** One round trip per request: the secret's hash leads straight to key and account. */
+    async findCaller(secret: string): Promise<{ keyId: string; accountId: string } | undefined> {
+      const h = await redis.hgetall(k.keyHash(hashKey(secret)));
+      return h.keyId && h.accountId ? { keyId: h.keyId, accountId: h.accountId } : undefined;
+    },
+  };
+}
+
+export type AccountsStore = ReturnType<typeof createAccountsStore>;

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import {
+  catalogEnv,
+  envBool,
+  envInt,
+  envString,
+  envUrl,
+  logEnv,
+  parseEnv,
+  redisEnv,
+  s3Env,
+  shutdownEnv,
+  type Env,
+} from '@relay/core';
+
+const MiB = 1024 * 1024;
+
+export const apiEnvSchema = z.object({
+  HOST: envString().default('127.0.0.1'),
+  PORT: envInt(0, 65535).default(8080),
+  /** Base of the links the relay hands out (/files/...); defaults to the request's own host. */
+  PUBLIC_URL: envUrl().optional(),
+  /** Trust X-Forwarded-* from a reverse proxy (Express "trust proxy"). */
+  TRUST_PROXY: envBool().default(false),
+  /** Enables /admin; unset means the admin API answers 404. */
+  ADMIN_TOKEN: envString().optional(),
+  BODY_LIMIT_BYTES: envInt(1024).default(64 * MiB),
+  INPUT_IMAGE_MAX_BYTES: envInt(1024).default(10 * MiB),
+  /** How long a request waits for its job before answering 202 with a job link. */
+  WAIT_TIMEOUT_MS: envInt(1_000).default(90_000),
+  JOB_ATTEMPTS: envInt(1, 20).default(4),
+  JOB_BACKOFF_MS: envInt(0).default(1_000),
+  /** How long finished jobs and their results stay fetchable. */
+  JOB_KEEP_SECONDS: envInt(60).default(86_400),
+  /** `redirect`: 302 to a presigned store URL; `proxy`: the relay streams the file itself. */
+  FILES_MODE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['redirect', 'proxy']).default('redirect')),
+  FILE_LINK_TTL_SECONDS: envInt(10, 7 * 86_400).default(300),
+  ...redisEnv,
+  ...s3Env,
+  ...catalogEnv,
+  ...logEnv,
+  ...shutdownEnv,
+});
+
+export type ApiConfig = z.output<typeof apiEnvSchema>;
+
+export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema, env);

@@ -1,0 +1,37 @@
+import express from 'express';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { AppError, getObject, presignGet, type BlobStore } from '@relay/core';
+import { parseFileId } from '@relay/jobs';
+
+/**
+ * Stable links to stored results. `redirect` sends clients to a short-lived presigned URL of
+ * the store; `proxy` streams the file through the relay, for stores clients cannot reach.
+ */
+export function filesRoutes(store: BlobStore, mode: 'redirect' | 'proxy', linkTtlSeconds: number) {
+  const router = express.Router();
+  router.get('/files/:fileId', async (req, res) => {
+    const file = parseFileId(String(req.params.fileId));
+    if (!file) throw new AppError('not_found', 'no such file');
+    try {
+      if (mode === 'redirect') {
+        await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: file.key }));
+        res.set('Cache-Control', 'no-store').redirect(302, await presignGet(store, file.key, linkTtlSeconds));
+        return;
+      }
+      const object = await getObject(store, file.key);
+      res.set({
+        'Content-Type': object.contentType ?? 'application/octet-stream',
+        'Cache-Control': 'private, max-age=86400, immutable',
+        ...(object.contentLength !== undefined ? { 'Content-Length': String(object.contentLength) } : {}),
+      });
+      object.body.pipe(res);
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status === 404 || (error as Error).name === 'NoSuchKey' || (error as Error).name === 'NotFound') {
+        throw new AppError('not_found', 'no such file (it may have passed the retention period)');
+      }
+      throw new AppError('unavailable', 'the file store is unavailable; retry shortly', { retryAfterMs: 2_000, cause: error });
+    }
+  });
+  return router;
+}

@@ -1,0 +1,14 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '@relay/core';
+
+/** One line per request: method, path (no query: it may hold ?key=), status, duration. */
+export function accessLog(log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info({ requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms) }, 'request');
+    });
+    next();
+  };
+}

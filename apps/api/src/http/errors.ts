@@ -1,0 +1,50 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { AppError, isAppError, type Logger } from '@relay/core';
+import { sendError, type Dialect } from './dialects.js';
+
+/** body-parser's errors carry `type`; each becomes a clear client error instead of a 500. */
+function fromParserError(error: { type?: string; status?: number; limit?: number; message: string }): AppError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', `the request body is not valid JSON: ${error.message}`);
+    case 'entity.too.large':
+      return new AppError('payload_too_large', `the request body exceeds the limit of ${error.limit} bytes`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', error.message);
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new AppError('invalid_request', error.message);
+    default:
+      return undefined;
+  }
+}
+
+/** Redis away (fail-fast connection) or unreachable: the caller should come back shortly. */
+const REDIS_DOWN = /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|MaxRetriesPerRequest/;
+
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const parsed = fromParserError(error as { type?: string; message: string });
+  if (parsed) return parsed;
+  const text = `${(error as Error)?.name} ${(error as Error)?.message}`;
+  if (REDIS_DOWN.test(text)) {
+    return new AppError('unavailable', 'the relay cannot reach its queue right now; retry shortly', { retryAfterMs: 2_000, cause: error });
+  }
+  return new AppError('internal', 'internal error', { cause: error });
+}
+
+/** Renders any error in the router's dialect; bugs are logged with the request id. */
+export function errorHandler(dialect: Dialect, log: Logger): ErrorRequestHandler {
+  return (error: unknown, req: Request, res: Response, _next) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      log.error({ err: appError.cause ?? appError, requestId: res.locals.requestId, path: req.path }, appError.message);
+    }
+    if (appError.code === 'internal') {
+      appError.message = `internal error (request id ${res.locals.requestId})`;
+    }
+    sendError(res, appError, dialect);
+  };
+}

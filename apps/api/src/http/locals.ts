@@ -1,0 +1,15 @@
+/** What middleware leaves on res.locals for later handlers. */
+export interface Caller {
+  accountId: string;
+  keyId: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Locals {
+      requestId: string;
+      caller?: Caller;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { Queue, QueueEvents } from 'bullmq';
+import { redisConnectionOptions, type Logger } from '@relay/core';
+import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
+import type { Redis } from 'ioredis';
+
+export interface QueueHandle {
+  queue: Queue;
+  /** One QueueEvents per queue per process, shared by every waiting request. */
+  events: QueueEvents;
+}
+
+export type Queues = Record<QueueName, QueueHandle>;
+
+/**
+ * Producer side: adds go through the fail-fast connection (a 503 at once when Redis is away);
+ * the events stream needs a patient connection of its own because it blocks on XREAD.
+ */
+export async function openQueues(
+  producer: Redis,
+  redisUrl: string,
+  redisPrefix: string,
+  retry: RetrySettings,
+  log: Logger,
+): Promise<Queues> {
+  const prefix = bullPrefix(redisPrefix);
+  const entries = await Promise.all(
+    (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
+      const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry) });
+      const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(redisUrl, 'patient'), prefix });
+      queue.setMaxListeners(0);
+      events.setMaxListeners(0);
+      queue.on('error', (err) => log.warn({ err, queue: name }, 'queue connection error'));
+      events.on('error', (err) => log.warn({ err, queue: name }, 'queue events connection error'));
+      await events.waitUntilReady();
+      return [name, { queue, events }] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Queues;
+}
+
+export async function closeQueues(queues: Queues) {
+  await Promise.all(Object.values(queues).flatMap(({ queue, events }) => [events.close(), queue.close()]));
+}

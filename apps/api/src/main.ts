@@ -1,0 +1,13 @@
+import { createLogger, loadCatalog, onShutdown, runMain } from '@relay/core';
+import { loadApiConfig } from './config.js';
+import { startApi } from './server.js';
+
+await runMain(async () => {
+  const config = loadApiConfig();
+  const log = createLogger('api', config.LOG_LEVEL);
+  const api = await startApi(config, loadCatalog(), log);
+  onShutdown(async () => {
+    log.info('shutting down: no new requests');
+    await api.close();
+  });
+});

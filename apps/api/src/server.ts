@@ -1,0 +1,54 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createBlobStore, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
+import { createApp } from './app.js';
+import { createAccountsStore } from './auth/accounts.js';
+import type { ApiConfig } from './config.js';
+import { closeQueues, openQueues } from './jobs/queues.js';
+
+export interface RunningApi {
+  url: string;
+  /** Stops taking requests, lets in-flight ones finish within the grace period, then disconnects. */
+  close(): Promise<void>;
+}
+
+/** Wires the front door from its configuration; main.ts and the tests both start it here. */
+export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger): Promise<RunningApi> {
+  const redis = createRedis(config.REDIS_URL, 'fail-fast', 'api', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  await waitForRedis(redis, 30_000);
+  const queues = await openQueues(
+    redis,
+    config.REDIS_URL,
+    config.REDIS_PREFIX,
+    { attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS, keepSeconds: config.JOB_KEEP_SECONDS },
+    log,
+  );
+  const store = createBlobStore(config);
+  const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
+  const app = createApp({ config, catalog, redis, queues, store, accounts, log });
+
+  const server = createServer(app);
+  // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
+  server.requestTimeout = config.WAIT_TIMEOUT_MS + 30_000;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.HOST}:${port}`;
+  log.info({ url }, 'api listening');
+
+  return {
+    url,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, config.SHUTDOWN_GRACE_MS).unref();
+      });
+      await closeQueues(queues);
+      redis.disconnect();
+    },
+  };
+}

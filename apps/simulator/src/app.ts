@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { createGenerateHandler } from './ark/generate.js';
+import { sendArkError } from './ark/errors.js';
+import { createLinkSigner } from './ark/links.js';
+import type { SimulatorConfig } from './config.js';
+import type { SimContext } from './context.js';
+import { FaultBook, faultSchema } from './faults.js';
+import { SimStats } from './stats.js';
+
+/** Ark request ids look like "0217" + a timestamp + random hex. */
+const arkRequestId = () => `0217${Date.now()}${randomBytes(12).toString('hex')}`;
+
+function arkAuth(ctx: SimContext) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const token = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1];
+    if (!token || !ctx.keys.has(token)) {
+      return sendArkError(res, 401, 'AuthenticationError', 'the API key or AK/SK in the request is missing or invalid.');
+    }
+    next();
+  };
+}
+
+/** Counts calls in flight and refuses beyond the configured concurrency, like a busy upstream. */
+function tracked(ctx: SimContext, refuse: (res: Response) => void) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (ctx.config.SIM_MAX_CONCURRENT > 0 && ctx.stats.inflight >= ctx.config.SIM_MAX_CONCURRENT) {
+      ctx.stats.begin();
+      res.on('close', () => ctx.stats.end(res.statusCode));
+      return refuse(res);
+    }
+    ctx.stats.begin();
+    res.on('close', () => ctx.stats.end(res.writableFinished ? res.statusCode : 0));
+    next();
+  };
+}
+
+function controlRoutes(ctx: SimContext) {
+  const router = express.Router();
+  router.post('/faults', (req, res) => {
+    const parsed = z.union([faultSchema, z.array(faultSchema)]).safeParse(req.body);
+    if (!parsed.success) return void res.status(400).json({ error: z.prettifyError(parsed.error) });
+    for (const fault of [parsed.data].flat()) ctx.faults.add(fault);
+    res.json({ pending: ctx.faults.pending });
+  });
+  router.delete('/faults', (_req, res) => {
+    ctx.faults.clear();
+    res.json({ pending: [] });
+  });
+  router.get('/stats', (_req, res) => void res.json(ctx.stats));
+  router.post('/reset', (_req, res) => {
+    ctx.faults.clear();
+    ctx.stats.reset();
+    res.json({ ok: true });
+  });
+  return router;
+}
+
+export interface Simulator {
+  app: express.Express;
+  ctx: SimContext;
+}
+
+export function createSimulator(config: SimulatorConfig, publicBase: string): Simulator {
+  const ctx: SimContext = {
+    config,
+    keys: new Set(config.SIM_API_KEYS.split(',').map((k) => k.trim()).filter(Boolean)),
+    faults: new FaultBook(),
+    stats: new SimStats(),
+    links: createLinkSigner(publicBase, config.SIM_LINK_SECRET, config.SIM_URL_TTL_SECONDS),
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '100mb' }));
+  app.use('/_sim', controlRoutes(ctx));
+  app.get('/tos/ark-content-generation/:name', (req, res) => ctx.links.serve(req, res));
+
+  app.use('/api/v3', (_req, res, next) => {
+    res.set('x-request-id', arkRequestId());
+    next();
+  });
+  app.post(
+    '/api/v3/images/generations',
+    tracked(ctx, (res) => sendArkError(res, 429, 'InflightBatchsizeExceeded', 'Too many requests in flight. Please retry later.')),
+    arkAuth(ctx),
+    createGenerateHandler(ctx),
+  );
+  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = err.status && err.status < 500 ? err.status : 500;
+    sendArkError(res, status, status === 500 ? 'InternalServiceError' : 'InvalidParameter', err.message);
+  });
+  return { app, ctx };
+}

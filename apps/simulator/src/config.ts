@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { envInt, envString, envUrl, logEnv, parseEnv, type Env } from '@relay/core';
+
+export const simulatorEnvSchema = z.object({
+  SIM_HOST: envString().default('127.0.0.1'),
+  SIM_PORT: envInt(0, 65535).default(4010),
+  /** Base of the links it hands out; defaults to http://SIM_HOST:port. */
+  SIM_PUBLIC_URL: envUrl().optional(),
+  /** Comma-separated keys it accepts, for both APIs. */
+  SIM_API_KEYS: envString().default('sim-key'),
+  /** Time before the first image (or the audio) is ready. */
+  SIM_LATENCY_MS: envInt().default(0),
+  /** Extra time per further image of a sequential set. */
+  SIM_IMAGE_SPACING_MS: envInt().default(0),
+  /** Lifetime of image links; the real upstream keeps them 24 h. */
+  SIM_URL_TTL_SECONDS: envInt(1).default(86_400),
+  /** Images per minute before 429 (0 = no limit). */
+  SIM_MAX_IPM: envInt().default(500),
+  /** Concurrent calls before 429 (0 = no limit). */
+  SIM_MAX_CONCURRENT: envInt().default(0),
+  /** Gemini requests per minute before 429 RESOURCE_EXHAUSTED (0 = no limit). */
+  SIM_SPEECH_RPM: envInt().default(0),
+  SIM_LINK_SECRET: envString().default('simulator-link-secret'),
+  ...logEnv,
+});
+
+export type SimulatorConfig = z.output<typeof simulatorEnvSchema>;
+
+export const loadSimulatorConfig = (env: Env = process.env) => parseEnv(simulatorEnvSchema, env);

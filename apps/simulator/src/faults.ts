@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+const api = z.enum(['images', 'speech']);
+const times = z.number().int().min(1).default(1);
+
+/** Faults a test can queue over HTTP; each applies to the next `times` matching calls. */
+export const faultSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('error'),
+    api,
+    times,
+    status: z.number().int().min(400).max(599),
+    code: z.string().optional(),
+    /** Gemini only: RetryInfo.retryDelay for a 429, such as "38s" or "1.5s". */
+    retryDelay: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal('drop'), api, times }),
+  z.strictObject({ type: z.literal('hang'), api, times }),
+  z.strictObject({ type: z.literal('latency'), api, times, ms: z.number().int().min(0) }),
+  /** Fail slot `index` of the next sequential set; an internal code stops the set there. */
+  z.strictObject({ type: z.literal('image-error'), api: z.literal('images'), times, index: z.number().int().min(0), code: z.string() }),
+  /** Gemini only: HTTP 200 with finishReason OTHER and no content. */
+  z.strictObject({ type: z.literal('no-content'), api: z.literal('speech'), times }),
+]);
+
+export type Fault = z.output<typeof faultSchema>;
+export type FaultApi = z.output<typeof api>;
+type RequestFault = Exclude<Fault, { type: 'image-error' }>;
+type ImageFault = Extract<Fault, { type: 'image-error' }>;
+
+export class FaultBook {
+  private queue: Fault[] = [];
+
+  add(fault: Fault) {
+    this.queue.push({ ...fault });
+  }
+
+  clear() {
+    this.queue = [];
+  }
+
+  get pending(): readonly Fault[] {
+    return this.queue;
+  }
+
+  private consume<F extends Fault>(fault: F): F {
+    fault.times -= 1;
+    if (fault.times <= 0) this.queue.splice(this.queue.indexOf(fault), 1);
+    return fault;
+  }
+
+  /** The next request-level fault for this api, consumed once. */
+  takeRequestFault(target: FaultApi): RequestFault | undefined {
+    const fault = this.queue.find((f): f is RequestFault => f.api === target && f.type !== 'image-error');
+    return fault && this.consume(fault);
+  }
+
+  /** Every queued per-image fault, consumed once for this set. */
+  takeImageFaults(): ImageFault[] {
+    return this.queue.filter((f): f is ImageFault => f.type === 'image-error').map((f) => this.consume(f));
+  }
+}

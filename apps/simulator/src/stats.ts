@@ -1,0 +1,48 @@
+/** What the simulator saw, so tests can check what reached the upstream. */
+export class SimStats {
+  requests = { images: 0, speech: 0 };
+  statuses: Record<string, number> = {};
+  inflight = 0;
+  maxInflight = 0;
+  imagesGenerated = 0;
+  private imageTimes: number[] = [];
+
+  begin() {
+    this.inflight += 1;
+    this.maxInflight = Math.max(this.maxInflight, this.inflight);
+  }
+
+  end(status: number) {
+    this.inflight -= 1;
+    this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+  }
+
+  /** Images generated within the last minute, for the images-per-minute limit. */
+  imagesLastMinute(now = Date.now()): number {
+    this.imageTimes = this.imageTimes.filter((t) => t > now - 60_000);
+    return this.imageTimes.length;
+  }
+
+  recordImages(count: number, now = Date.now()) {
+    this.imagesGenerated += count;
+    for (let i = 0; i < count; i++) this.imageTimes.push(now);
+  }
+
+  reset() {
+    this.requests = { images: 0, speech: 0 };
+    this.statuses = {};
+    this.maxInflight = this.inflight;
+    this.imagesGenerated = 0;
+    this.imageTimes = [];
+  }
+
+  toJSON() {
+    return {
+      requests: this.requests,
+      statuses: this.statuses,
+      inflight: this.inflight,
+      maxInflight: this.maxInflight,
+      imagesGenerated: this.imagesGenerated,
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import {
+  createBlobStore,
+  createLogger,
+  loadCatalog,
+  onShutdown,
+  resolveUpstream,
+  runMain,
+} from '@relay/core';
+import { bullPrefix } from '@relay/jobs';
+import { loadWorkerConfig } from './config.js';
+import { createImageProcessor } from './images/process-image-job.js';
+import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
+import { createWorkers } from './workers.js';
+
+await runMain(async () => {
+  const config = loadWorkerConfig();
+  const catalog = loadCatalog();
+  const log = createLogger('worker', config.LOG_LEVEL);
+  const store = createBlobStore(config);
+
+  const imageUpstreams: Record<string, ImageGeneration> = {};
+  for (const [name, upstream] of Object.entries(catalog.upstreams)) {
+    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(resolveUpstream(upstream));
+  }
+
+  const running = createWorkers(
+    {
+      images: {
+        concurrency: config.IMAGES_CONCURRENCY,
+        process: createImageProcessor({
+          catalog,
+          upstreams: imageUpstreams,
+          store,
+          copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
+          log,
+        }),
+      },
+    },
+    {
+      redisUrl: config.REDIS_URL,
+      prefix: bullPrefix(config.REDIS_PREFIX),
+      rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
+      log,
+    },
+  );
+  await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  log.info({ queues: running.workers.map((w) => w.name) }, 'worker ready');
+
+  onShutdown(async () => {
+    log.info('shutting down: finishing active jobs');
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
+    await Promise.race([running.close(), deadline]);
+  });
+});

@@ -1,0 +1,57 @@
+import { Readable, Transform } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { putObject, type BlobStore } from '@relay/core';
+
+export interface CopyLimits {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+class TooLarge extends Error {}
+
+/** Passes bytes through and fails the stream once more than `max` went by. */
+function byteCap(max: number, counted: { bytes: number }) {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      counted.bytes += chunk.length;
+      if (counted.bytes > max) return done(new TooLarge(`file exceeds ${max} bytes`));
+      done(null, chunk);
+    },
+  });
+}
+
+async function copyOnce(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const res = await fetch(url, { signal });
+  if (res.status !== 200 || !res.body) throw new Error(`download answered HTTP ${res.status}`);
+  const length = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (length > limits.maxBytes) throw new TooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
+  const counted = { bytes: 0 };
+  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream).pipe(byteCap(limits.maxBytes, counted));
+  await putObject(store, key, body, {
+    contentType: res.headers.get('content-type') ?? contentType,
+    ...(Number.isFinite(length) ? { contentLength: length } : {}),
+    signal,
+  });
+  return counted.bytes;
+}
+
+/**
+ * Streams an upstream link into the store (never whole into memory), with a size cap and a
+ * deadline, trying three times: a copy failure must not throw away a paid generation.
+ */
+export async function copyUrlToStore(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await copyOnce(url, store, key, contentType, limits);
+    } catch (error) {
+      if (error instanceof TooLarge || attempt >= 3) throw error;
+      await sleep(250 * 2 ** attempt);
+    }
+  }
+}
+
+export async function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, contentType: string) {
+  await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
+  return bytes.length;
+}

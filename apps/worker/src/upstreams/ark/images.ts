@@ -1,0 +1,41 @@
+import type { UpstreamConfig } from '@relay/core';
+import { postJson } from '../post-json.js';
+import { kindOfStatus, parseRetryAfter, UpstreamError } from '../upstream-error.js';
+import { arkErrorSchema, arkImageResponseSchema, type ArkImageRequest, type ArkImageResponse } from './schema.js';
+
+/** The one capability the image queue needs from an upstream. */
+export interface ImageGeneration {
+  generate(body: ArkImageRequest): Promise<ArkImageResponse>;
+}
+
+const MODERATION = /Sensitive|Risk/;
+
+/** Ark's error body keeps the vendor's code; moderation and parameter refusals keep it for the client. */
+function toUpstreamError(status: number, body: unknown, retryAfter: string | null): UpstreamError {
+  const parsed = arkErrorSchema.safeParse(body);
+  const code = parsed.success ? parsed.data.error.code : undefined;
+  const message = parsed.success ? parsed.data.error.message : `upstream answered HTTP ${status}`;
+  const param = parsed.success && parsed.data.error.param ? parsed.data.error.param : undefined;
+  const kind = kindOfStatus(status);
+  return new UpstreamError(kind, message, {
+    status,
+    code: code ?? (kind === 'refused' && MODERATION.test(message) ? 'SensitiveContentDetected' : undefined),
+    param,
+    retryAfterMs: parseRetryAfter(retryAfter),
+  });
+}
+
+export function createArkImages(upstream: UpstreamConfig & { apiKey: string }): ImageGeneration {
+  const url = `${upstream.baseUrl}/images/generations`;
+  return {
+    async generate(body) {
+      const answer = await postJson(url, body, { authorization: `Bearer ${upstream.apiKey}` }, upstream.timeoutMs);
+      if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, answer.headers.get('retry-after'));
+      const parsed = arkImageResponseSchema.safeParse(answer.body);
+      if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
+      return parsed.data;
+    },
+  };
+}
+
+export const isModerationCode = (code: string | undefined) => !!code && MODERATION.test(code);

@@ -1,0 +1,91 @@
+/**
+ * Built-in catalog: each public model id of the SPEC mapped to the vendor's own model id
+ * (BytePlus ModelArk naming), with prices in micro-units (1e-6 of the account currency).
+ * Override the whole thing with RELAY_CONFIG=/path/to/catalog.json.
+ */
+const geminiVoices = [
+  'Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe',
+  'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina', 'Erinome', 'Algenib', 'Rasalgethi',
+  'Laomedeia', 'Achernar', 'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi',
+  'Vindemiatrix', 'Sadachbia', 'Sadaltager', 'Sulafat',
+];
+
+const generationFamily = {
+  upstream: 'ark',
+  inputImages: { min: 0, max: 14 },
+  seed: false,
+  guidanceScale: null,
+  sequential: true,
+  outputFormat: false,
+};
+
+export const defaultCatalog = {
+  upstreams: {
+    ark: {
+      protocol: 'ark',
+      baseUrl: 'https://ark.ap-southeast.bytepluses.com/api/v3',
+      baseUrlEnv: 'ARK_BASE_URL',
+      apiKeyEnv: 'ARK_API_KEY',
+      timeoutMs: 180_000,
+    },
+    gemini: {
+      protocol: 'gemini',
+      baseUrl: 'https://generativelanguage.googleapis.com',
+      baseUrlEnv: 'GEMINI_BASE_URL',
+      apiKeyEnv: 'GEMINI_API_KEY',
+      timeoutMs: 300_000,
+    },
+  },
+  imageModels: {
+    'vendor-gen-3-0-t2i-250415': {
+      upstream: 'ark',
+      upstreamModel: 'seedream-3-0-t2i-250415',
+      inputImages: { min: 0, max: 0 },
+      seed: true,
+      guidanceScale: 2.5,
+      sequential: false,
+      outputFormat: false,
+      upstreamSize: { keywords: [], maxPixels: 2048 * 2048 },
+      price: 30_000,
+    },
+    'vendor-edit-3-0-i2i-250628': {
+      upstream: 'ark',
+      upstreamModel: 'seededit-3-0-i2i-250628',
+      inputImages: { min: 1, max: 1 },
+      seed: true,
+      guidanceScale: 5.5,
+      sequential: false,
+      outputFormat: false,
+      upstreamSize: 'adaptive',
+      price: 30_000,
+    },
+    'vendor-gen-5-0-260128': {
+      ...generationFamily,
+      upstreamModel: 'seedream-5-0-260128',
+      outputFormat: true,
+      upstreamSize: { keywords: ['2K', '3K'], maxPixels: 10_404_496 },
+      price: 35_000,
+    },
+    'vendor-gen-4-5-251128': {
+      ...generationFamily,
+      upstreamModel: 'seedream-4-5-251128',
+      upstreamSize: { keywords: ['2K'], maxPixels: 16_777_216 },
+      price: 40_000,
+    },
+    'vendor-gen-4-0-250828': {
+      ...generationFamily,
+      upstreamModel: 'seedream-4-0-250828',
+      upstreamSize: { keywords: ['2K'], maxPixels: 16_777_216 },
+      price: 30_000,
+    },
+  },
+  speechModels: {
+    'vendor-2.5-flash-preview-tts': {
+      upstream: 'gemini',
+      upstreamModel: 'gemini-2.5-flash-preview-tts',
+      price: { inputPerMillion: 500_000, outputPerMillion: 10_000_000 },
+      maxInputChars: 32_000,
+      voices: geminiVoices,
+    },
+  },
+};

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError, type Env } from './env.js';
+import { defaultCatalog } from './catalog-default.js';
+
+const upstreamSchema = z.strictObject({
+  protocol: z.enum(['ark', 'gemini']),
+  baseUrl: z.url(),
+  /** Env var that overrides baseUrl, so pointing at another host needs no JSON edit. */
+  baseUrlEnv: z.string().optional(),
+  /** Env var holding the upstream key; keys never live in the JSON file. */
+  apiKeyEnv: z.string(),
+  timeoutMs: z.number().int().positive().default(180_000),
+});
+
+/** What the upstream model accepts as `size`; the relay maps the SPEC's sizes onto it. */
+const upstreamSizeSchema = z.union([
+  z.literal('adaptive'),
+  z.strictObject({
+    keywords: z.array(z.string()),
+    maxPixels: z.number().int().positive(),
+  }),
+]);
+
+const imageModelSchema = z.strictObject({
+  upstream: z.string(),
+  upstreamModel: z.string(),
+  inputImages: z.strictObject({ min: z.number().int().min(0), max: z.number().int().min(0) }),
+  seed: z.boolean(),
+  /** Default guidance_scale; null when the model does not take the field. */
+  guidanceScale: z.number().nullable(),
+  sequential: z.boolean(),
+  outputFormat: z.boolean(),
+  upstreamSize: upstreamSizeSchema,
+  /** Micro-units per delivered image. */
+  price: z.number().int().min(0),
+});
+
+const speechModelSchema = z.strictObject({
+  upstream: z.string(),
+  upstreamModel: z.string(),
+  /** Micro-units per million input text tokens and per million output audio tokens. */
+  price: z.strictObject({
+    inputPerMillion: z.number().int().min(0),
+    outputPerMillion: z.number().int().min(0),
+  }),
+  maxInputChars: z.number().int().positive().default(32_000),
+  voices: z.array(z.string()).min(1),
+});
+
+export const catalogSchema = z
+  .strictObject({
+    upstreams: z.record(z.string(), upstreamSchema),
+    imageModels: z.record(z.string(), imageModelSchema),
+    speechModels: z.record(z.string(), speechModelSchema),
+  })
+  .superRefine((catalog, ctx) => {
+    for (const [section, models] of [
+      ['imageModels', catalog.imageModels],
+      ['speechModels', catalog.speechModels],
+    ] as const) {
+      for (const [id, model] of Object.entries(models)) {
+        if (!catalog.upstreams[model.upstream]) {
+          ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
+        }
+      }
+    }
+  });
+
+export type Catalog = z.output<typeof catalogSchema>;
+export type ImageModel = Catalog['imageModels'][string];
+export type SpeechModel = Catalog['speechModels'][string];
+export type UpstreamConfig = Catalog['upstreams'][string];
+export type UpstreamSize = ImageModel['upstreamSize'];
+
+/** Loads the catalog from RELAY_CONFIG (a JSON file) or the built-in default. */
+export function loadCatalog(env: Env = process.env): Catalog {
+  const path = env.RELAY_CONFIG;
+  let raw: unknown = defaultCatalog;
+  if (path) {
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(error as Error).message}`);
+    }
+  }
+  const parsed = catalogSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`RELAY_CONFIG: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+/** The upstream's effective base URL and key, env overrides applied. */
+export function resolveUpstream(upstream: UpstreamConfig, env: Env = process.env) {
+  const baseUrl = (upstream.baseUrlEnv && env[upstream.baseUrlEnv]) || upstream.baseUrl;
+  return { ...upstream, baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: env[upstream.apiKeyEnv] ?? '' };
+}

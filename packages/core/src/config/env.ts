@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not parse; the message lists every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Empty strings count as unset, so `FOO=` in an .env file falls back to the default. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+export const envString = () => z.preprocess(unsetIfEmpty, z.string());
+export const envUrl = () => z.preprocess(unsetIfEmpty, z.url());
+export const envInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max));
+export const envBool = () =>
+  z.preprocess(
+    (value) => {
+      const raw = unsetIfEmpty(value);
+      if (typeof raw !== 'string') return raw;
+      const lowered = raw.toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+      if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+      return raw;
+    },
+    z.boolean(),
+  );
+
+export type Env = Record<string, string | undefined>;
+
+/** Parses `env` with `schema`, throwing one ConfigError that names every bad variable. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Env = process.env): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,36 @@
+import { ConfigError } from '../config/env.js';
+
+/**
+ * Runs a process entry point: a configuration error prints its list and exits 1 without a
+ * stack trace; anything else is a crash with one.
+ */
+export async function runMain(main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    console.error(error);
+    process.exit(1);
+  }
+}
+
+/** Calls `stop` once on SIGTERM/SIGINT, then exits; a second signal exits at once. */
+export function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`shutdown after ${signal} failed`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

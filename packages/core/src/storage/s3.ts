@@ -1,0 +1,120 @@
+import type { Readable } from 'node:stream';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+export interface S3Settings {
+  S3_ENDPOINT?: string | undefined;
+  S3_PUBLIC_ENDPOINT?: string | undefined;
+  S3_REGION: string;
+  S3_BUCKET: string;
+  S3_ACCESS_KEY_ID?: string | undefined;
+  S3_SECRET_ACCESS_KEY?: string | undefined;
+  S3_FORCE_PATH_STYLE: boolean;
+}
+
+/** A bucket and the two clients that reach it: one for the relay, one for links clients follow. */
+export interface BlobStore {
+  client: S3Client;
+  publicClient: S3Client;
+  bucket: string;
+}
+
+function clientConfig(settings: S3Settings, endpoint: string | undefined): S3ClientConfig {
+  const credentials =
+    settings.S3_ACCESS_KEY_ID && settings.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: settings.S3_ACCESS_KEY_ID, secretAccessKey: settings.S3_SECRET_ACCESS_KEY }
+      : undefined;
+  return {
+    region: settings.S3_REGION,
+    endpoint,
+    forcePathStyle: endpoint ? settings.S3_FORCE_PATH_STYLE : false,
+    credentials,
+    // Checksums on every PUT break several S3-compatible stores; send them only when required.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+export function createBlobStore(settings: S3Settings): BlobStore {
+  const client = new S3Client(clientConfig(settings, settings.S3_ENDPOINT));
+  const publicEndpoint = settings.S3_PUBLIC_ENDPOINT ?? settings.S3_ENDPOINT;
+  const publicClient =
+    publicEndpoint === settings.S3_ENDPOINT ? client : new S3Client(clientConfig(settings, publicEndpoint));
+  return { client, publicClient, bucket: settings.S3_BUCKET };
+}
+
+export interface PutOptions {
+  contentType: string;
+  contentLength?: number;
+  signal?: AbortSignal;
+}
+
+/** Streams `body` into the bucket; multipart above 5 MiB, a single PUT below. */
+export async function putObject(
+  store: BlobStore,
+  key: string,
+  body: Buffer | Readable,
+  options: PutOptions,
+): Promise<void> {
+  const upload = new Upload({
+    client: store.client,
+    params: {
+      Bucket: store.bucket,
+      Key: key,
+      Body: body,
+      ContentType: options.contentType,
+      ContentLength: options.contentLength,
+    },
+    queueSize: 2,
+  });
+  const abort = () => void upload.abort();
+  options.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    await upload.done();
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+  }
+}
+
+export async function getObject(store: BlobStore, key: string) {
+  const out = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key }));
+  return { body: out.Body as Readable, contentType: out.ContentType, contentLength: out.ContentLength };
+}
+
+export async function getObjectBuffer(store: BlobStore, key: string): Promise<Buffer> {
+  const { body } = await getObject(store, key);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A short-lived GET link signed for the endpoint clients can reach. */
+export function presignGet(store: BlobStore, key: string, expiresInSeconds: number): Promise<string> {
+  return getSignedUrl(store.publicClient, new GetObjectCommand({ Bucket: store.bucket, Key: key }), {
+    expiresIn: expiresInSeconds,
+  });
+}
+
+export async function ensureBucket(store: BlobStore): Promise<void> {
+  try {
+    await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
+  } catch {
+    await store.client.send(new CreateBucketCommand({ Bucket: store.bucket }));
+  }
+}
+
+export async function isStoreReachable(store: BlobStore): Promise<boolean> {
+  try {
+    await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
+    return true;
+  } catch {
+    return false;
+  }
+}

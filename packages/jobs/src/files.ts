@@ -1,0 +1,27 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
+ * from the id alone: a retry writes the same keys (overwrite, never duplicate), and serving
+ * a file needs no lookup. Ids carry 128 random bits: a file link is a capability, like the
+ * upstream's own signed links.
+ */
+export type JobKind = 'img' | 'tts';
+const FILE_ID = /^((?:img|tts)_[0-9a-f]{32})-(\d{1,2})\.(jpeg|png|wav)$/;
+
+export const newJobId = (kind: JobKind) => `${kind}_${randomBytes(16).toString('hex')}`;
+
+export const fileIdOf = (jobId: string, index: number, extension: string) => `${jobId}-${index}.${extension}`;
+
+export const storageKeyOf = (jobId: string, index: number, extension: string) => `files/${jobId}/${index}.${extension}`;
+
+export const inputKeyOf = (jobId: string, index: number, extension: string) => `inputs/${jobId}/${index}.${extension}`;
+
+export function parseFileId(fileId: string) {
+  const match = FILE_ID.exec(fileId);
+  if (!match) return undefined;
+  const [, jobId = '', index = '0', extension = ''] = match;
+  return { jobId, index: Number(index), extension, key: storageKeyOf(jobId, Number(index), extension) };
+}
+
+export const CONTENT_TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', wav: 'audio/wav' };

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import type { ImageModel } from '@relay/core';
+import { parseInputImage } from './input-image.js';
+import { parseSize } from './size.js';
+
+export const MAX_PROMPT_CHARS = 10_000;
+export const MAX_IMAGES_LIMIT = 15;
+
+/**
+ * The public body of POST /v1/images/generations, as the SPEC describes it. Types are checked
+ * here; which model takes which field is checked by `imageRequestSchema` below.
+ */
+export const imageRequestFields = z.strictObject({
+  model: z.string({ error: 'model is required and must be a string' }),
+  prompt: z
+    .string({ error: 'prompt is required and must be a string' })
+    .refine((p) => p.trim().length > 0, 'prompt must not be empty')
+    .refine((p) => p.length <= MAX_PROMPT_CHARS, `prompt must be at most ${MAX_PROMPT_CHARS} characters`),
+  image: z.union([z.string(), z.array(z.string())], { error: 'image must be a string or an array of strings' }).optional(),
+  size: z.string({ error: 'size must be a string' }).optional(),
+  seed: z
+    .number({ error: 'seed must be an integer' })
+    .int('seed must be an integer')
+    .min(-1, 'seed must be within [-1, 2147483647]')
+    .max(2147483647, 'seed must be within [-1, 2147483647]')
+    .optional(),
+  sequential_image_generation: z
+    .enum(['auto', 'disabled'], { error: 'sequential_image_generation must be "auto" or "disabled"' })
+    .optional(),
+  sequential_image_generation_options: z
+    .strictObject(
+      {
+        max_images: z
+          .number({ error: 'max_images must be an integer' })
+          .int('max_images must be an integer')
+          .min(1, 'max_images must be within [1, 15]')
+          .max(MAX_IMAGES_LIMIT, 'max_images must be within [1, 15]')
+          .optional(),
+      },
+      { error: 'sequential_image_generation_options must be an object' },
+    )
+    .optional(),
+  guidance_scale: z
+    .number({ error: 'guidance_scale must be a number' })
+    .min(1, 'guidance_scale must be within [1, 10]')
+    .max(10, 'guidance_scale must be within [1, 10]')
+    .optional(),
+  output_format: z.enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg"' }).optional(),
+  response_format: z.enum(['url', 'b64_json'], { error: 'response_format must be "url" or "b64_json"' }).optional(),
+  watermark: z.boolean({ error: 'watermark must be a boolean' }).optional(),
+});
+
+export type ImageRequest = z.output<typeof imageRequestFields>;
+
+type Ctx = z.core.$RefinementCtx<ImageRequest>;
+
+function refuse(ctx: Ctx, path: Array<string | number>, message: string) {
+  ctx.addIssue({ code: 'custom', path, message });
+}
+
+function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx) {
+  const images = request.image === undefined ? [] : Array.isArray(request.image) ? request.image : [request.image];
+  const { min, max } = model.inputImages;
+  if (Array.isArray(request.image) && request.image.length === 0) {
+    refuse(ctx, ['image'], 'image must not be an empty array; omit it instead');
+    return;
+  }
+  if (max === 0 && images.length > 0) {
+    refuse(ctx, ['image'], `${request.model} is text-to-image only and does not take image`);
+  } else if (min === max && images.length !== min) {
+    refuse(ctx, ['image'], `${request.model} takes exactly ${min} input image, got ${images.length}`);
+  } else if (images.length < min || images.length > max) {
+    refuse(ctx, ['image'], `${request.model} takes between ${min} and ${max} input images, got ${images.length}`);
+  }
+  images.forEach((entry, index) => {
+    const parsed = parseInputImage(entry);
+    const path = Array.isArray(request.image) ? ['image', index] : ['image'];
+    if (typeof parsed === 'string') refuse(ctx, path, parsed);
+  });
+  return images.length;
+}
+
+function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
+  const only = (field: keyof ImageRequest, allowed: boolean, which: string) => {
+    if (request[field] !== undefined && !allowed) {
+      refuse(ctx, [field], `${field} is only supported by ${which}; ${request.model} does not take it`);
+    }
+  };
+  only('seed', model.seed, 'the 3.0 models');
+  only('guidance_scale', model.guidanceScale !== null, 'the 3.0 models');
+  only('sequential_image_generation', model.sequential, 'the 5.0/4.5/4.0 generation models');
+  only('sequential_image_generation_options', model.sequential, 'the 5.0/4.5/4.0 generation models');
+  only('output_format', model.outputFormat, 'the 5.0 generation model');
+}
+
+/** The full request schema for a catalog: SPEC types plus every per-model rule. */
+export function imageRequestSchema(models: Record<string, ImageModel>) {
+  return imageRequestFields.superRefine((request, ctx) => {
+    const model = models[request.model];
+    if (!model) {
+      refuse(ctx, ['model'], `unknown model "${request.model}"; available: ${Object.keys(models).join(', ')}`);
+      return;
+    }
+    const imageCount = checkImages(request, model, ctx) ?? 0;
+    checkModelFields(request, model, ctx);
+    if (request.size !== undefined) {
+      const parsed = parseSize(request.size);
+      if (typeof parsed === 'string') refuse(ctx, ['size'], parsed);
+    }
+    const maxImages = request.sequential_image_generation_options?.max_images;
+    if (
+      request.sequential_image_generation === 'auto' &&
+      maxImages !== undefined &&
+      imageCount + maxImages > MAX_IMAGES_LIMIT
+    ) {
+      refuse(
+        ctx,
+        ['sequential_image_generation_options', 'max_images'],
+        `input images plus max_images must not exceed ${MAX_IMAGES_LIMIT} (${imageCount} + ${maxImages})`,
+      );
+    }
+  });
+}
+
+/** How many images a validated request may produce at most: the basis of its reservation. */
+export function maxImagesOf(
+  request: Pick<ImageRequest, 'sequential_image_generation' | 'sequential_image_generation_options'>,
+  inputImages: number,
+): number {
+  if (request.sequential_image_generation !== 'auto') return 1;
+  return request.sequential_image_generation_options?.max_images ?? MAX_IMAGES_LIMIT - inputImages;
+}

@@ -1,0 +1,36 @@
+import type { DefaultJobOptions } from 'bullmq';
+import type { ImageJob, ImageJobResult } from './images/job.js';
+
+/** BullMQ keys live under `{REDIS_PREFIX}:bull:{queue}:...`, apart from the relay's own keys. */
+export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
+
+/** Queue names: one per upstream capability, so each gets its own limits and workers. */
+export const QUEUES = { images: 'images' } as const;
+export type QueueName = keyof typeof QUEUES;
+
+/** The typed registry producer and consumer share: what goes in, what comes out. */
+export interface QueueContract {
+  images: { payload: ImageJob; result: ImageJobResult };
+}
+export type Payload<Q extends QueueName> = QueueContract[Q]['payload'];
+export type Result<Q extends QueueName> = QueueContract[Q]['result'];
+
+export interface RetrySettings {
+  attempts: number;
+  backoffMs: number;
+  /** How long finished jobs (and so their results) stay fetchable. */
+  keepSeconds: number;
+}
+
+/**
+ * Finished jobs are kept by age, never removed on completion: the API may start waiting
+ * only after a fast job has already finished, and GET /v1/jobs/{id} reads them later.
+ */
+export function jobOptions(settings: RetrySettings): DefaultJobOptions {
+  return {
+    attempts: settings.attempts,
+    backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.5 },
+    removeOnComplete: { age: settings.keepSeconds },
+    removeOnFail: { age: settings.keepSeconds },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './net.js';
+export * from './docker.js';
+export * from './redis.js';
+export * from './s3.js';
+export * from './processes.js';
