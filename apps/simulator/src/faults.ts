@@ -24,6 +24,8 @@ export const faultSchema = z.discriminatedUnion('type', [
 ]);
 
 export type Fault = z.output<typeof faultSchema>;
+/** A fault as a test writes it (`times` defaults to 1). */
+export type FaultInput = z.input<typeof faultSchema>;
 export type FaultApi = z.output<typeof api>;
 type RequestFault = Exclude<Fault, { type: 'image-error' }>;
 type ImageFault = Extract<Fault, { type: 'image-error' }>;

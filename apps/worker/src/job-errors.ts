@@ -38,9 +38,7 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
       case 'misconfigured':
         return new UnrecoverableError(
           encodeFailure(
-            new AppError('upstream_misconfigured', `the upstream refused the relay (HTTP ${status}${code ? ` ${code}` : ''}); contact the operator`, {
-              upstreamCode: code,
-            }),
+            new AppError('upstream_misconfigured', `the upstream refused the relay itself (HTTP ${status}${code ? ` ${code}` : ''}); contact the relay's operator`),
           ),
         );
       case 'transient':

@@ -22,16 +22,19 @@ export interface AppProcess {
 
 /**
  * Runs one of the relay's apps from source as its own process (tsx, "source" condition) and
- * resolves once it logs that it is ready. RELAY_TEST_LOGS=1 echoes its output.
+ * resolves once it logs that it is ready. `echo` (or RELAY_TEST_LOGS=1) prints its output.
  */
-export async function spawnApp(name: AppName, env: Record<string, string | undefined>, timeoutMs = 30_000): Promise<AppProcess> {
+export async function spawnApp(
+  name: AppName,
+  env: Record<string, string | undefined>,
+  { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1' } = {},
+): Promise<AppProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', `apps/${name}/src/main.ts`], {
     cwd: repoRoot,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const echo = process.env.RELAY_TEST_LOGS === '1';
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     if (output.length > 2_000_000) output = output.slice(-1_000_000);

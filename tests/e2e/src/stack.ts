@@ -1,6 +1,6 @@
 import { createLogger, loadCatalog } from '@relay/core';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
-import { loadSimulatorConfig, startSimulator, type Fault, type RunningSimulator } from '@relay/simulator';
+import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
 import { spawnApp, startRedis, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
 
 type Env = Record<string, string>;
@@ -24,7 +24,7 @@ export interface Stack {
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   /** A fresh account with one key; returns the secret. */
   newKey(): Promise<{ key: string; keyId: string; accountId: string }>;
-  fault(fault: Fault | Fault[]): Promise<void>;
+  fault(fault: FaultInput | FaultInput[]): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -12,11 +12,11 @@ function fromParserError(error: { type?: string; status?: number; limit?: number
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', error.message);
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new AppError('invalid_request', error.message);
     default:
+      // any other client error body-parser (http-errors) reports, such as broken gzip
+      if (error.status && error.status >= 400 && error.status < 500) {
+        return new AppError('invalid_request', `the request body could not be read: ${error.message}`, { status: error.status });
+      }
       return undefined;
   }
 }

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface DemoKey {
+  accountId: string;
+  keyId: string;
+  key: string;
+}
+
+/**
+ * The demo account's key, kept in the data directory so restarts print the same key; made
+ * again through the admin API when it no longer works (Redis emptied, key revoked).
+ */
+export async function demoKey(apiUrl: string, adminToken: string, dataDir: string): Promise<DemoKey> {
+  const file = join(dataDir, 'demo-key.json');
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoKey;
+    const account = await admin('GET', `/accounts/${saved.accountId}`);
+    const keys = (account.body.keys ?? []) as Array<{ id: string; revokedAt: number | null }>;
+    if (account.status === 200 && keys.some((k) => k.id === saved.keyId && k.revokedAt === null)) return saved;
+  }
+  const account = await admin('POST', '/accounts', { name: 'demo' });
+  const key = await admin('POST', `/accounts/${String(account.body.id)}/keys`, { name: 'demo key' });
+  const created = { accountId: String(account.body.id), keyId: String(key.body.id), key: String(key.body.key) };
+  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
+  return created;
+}

@@ -1,0 +1,144 @@
+import { describe, expect, test } from 'vitest';
+import { loadCatalog } from '@relay/core';
+import { imageRequestSchema, maxImagesOf } from './request.js';
+
+const schema = imageRequestSchema(loadCatalog({}).imageModels);
+
+const T2I = 'vendor-gen-3-0-t2i-250415';
+const EDIT = 'vendor-edit-3-0-i2i-250628';
+const GEN = ['vendor-gen-5-0-260128', 'vendor-gen-4-5-251128', 'vendor-gen-4-0-250828'];
+const ALL = [T2I, EDIT, ...GEN];
+const URL_IMG = 'https://example.com/cat.png';
+const PNG_1PX = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** A minimal valid body for each model (the edit model needs its one image). */
+const base = (model: string) => ({ model, prompt: 'a red fox', ...(model === EDIT ? { image: URL_IMG } : {}) });
+
+/** null when accepted, else the path of the first problem. */
+function verdict(body: unknown): string | null {
+  const result = schema.safeParse(body);
+  if (result.success) return null;
+  const issue = result.error.issues[0]!;
+  const path = issue.path.join('.');
+  return issue.code === 'unrecognized_keys' ? [path, issue.keys[0]].filter(Boolean).join('.') : path;
+}
+
+type Case = [label: string, models: string[], extra: Record<string, unknown>, expected: string | null];
+
+const cases: Case[] = [
+  // model and prompt
+  ['every model with defaults', ALL, {}, null],
+  ['unknown model', ['vendor-gen-9-9'], {}, 'model'],
+  ['empty prompt', ALL, { prompt: '' }, 'prompt'],
+  ['blank prompt', ALL, { prompt: '   ' }, 'prompt'],
+  ['non-string prompt', ALL, { prompt: 42 }, 'prompt'],
+  ['prompt at 10000 chars', ALL, { prompt: 'a'.repeat(10_000) }, null],
+  ['prompt at 10001 chars', ALL, { prompt: 'a'.repeat(10_001) }, 'prompt'],
+  // image count per model
+  ['t2i with an image', [T2I], { image: URL_IMG }, 'image'],
+  ['edit without image', [EDIT], { image: undefined }, 'image'],
+  ['edit with one image in an array', [EDIT], { image: [URL_IMG] }, null],
+  ['edit with two images', [EDIT], { image: [URL_IMG, URL_IMG] }, 'image'],
+  ['gen with one image', GEN, { image: URL_IMG }, null],
+  ['gen with 14 images', GEN, { image: Array(14).fill(URL_IMG) }, null],
+  ['gen with 15 images', GEN, { image: Array(15).fill(URL_IMG) }, 'image'],
+  ['gen with an empty array', GEN, { image: [] }, 'image'],
+  ['image neither string nor array', GEN, { image: 5 }, 'image'],
+  // image forms
+  ['http url', GEN, { image: 'http://example.com/a.jpg' }, null],
+  ['ftp url', GEN, { image: 'ftp://example.com/a.jpg' }, 'image'],
+  ['not a url', GEN, { image: 'cat.png' }, 'image'],
+  ['data uri, lower case', [EDIT, ...GEN], { image: PNG_1PX }, null],
+  ['data uri, upper case format', GEN, { image: PNG_1PX.replace('image/png', 'image/PNG') }, 'image'],
+  ['data uri, unsupported format', GEN, { image: PNG_1PX.replace('image/png', 'image/svg+xml') }, 'image'],
+  ['data uri, broken base64', GEN, { image: 'data:image/png;base64,abc$' }, 'image'],
+  ['data uri, empty data', GEN, { image: 'data:image/png;base64,' }, 'image'],
+  ['bad entry in an array is named by index', GEN, { image: [URL_IMG, 'nope'] }, 'image.1'],
+  // size: keywords
+  ['size 2K', ALL, { size: '2K' }, null],
+  ['size 3K', ALL, { size: '3K' }, null],
+  ['size 2k (lower case)', ALL, { size: '2k' }, 'size'],
+  ['size 4K', ALL, { size: '4K' }, 'size'],
+  ['keyword and pixels mixed', ALL, { size: '2K 2048x2048' }, 'size'],
+  // size: pixels
+  ['size 2048x2048', ALL, { size: '2048x2048' }, null],
+  ['pixels at the minimum (1920x1920 = 3686400)', ALL, { size: '1920x1920' }, null],
+  ['pixels just below the minimum (1919x1920)', ALL, { size: '1919x1920' }, 'size'],
+  ['pixels 1 below the maximum (1935x5377 = 10404495)', ALL, { size: '1935x5377' }, null],
+  ['pixels just above the maximum (1044x9966 = 10404504)', ALL, { size: '1044x9966' }, 'size'],
+  ['3226x3226 above the maximum', ALL, { size: '3226x3226' }, 'size'],
+  ['aspect ratio exactly 16 (7680x480)', ALL, { size: '7680x480' }, null],
+  ['aspect ratio just above 16 (7681x480)', ALL, { size: '7681x480' }, 'size'],
+  ['aspect ratio exactly 1/16 (480x7680)', ALL, { size: '480x7680' }, null],
+  ['aspect ratio just below 1/16 (480x7681)', ALL, { size: '480x7681' }, 'size'],
+  ['upper-case X', ALL, { size: '2048X2048' }, 'size'],
+  ['half a size', ALL, { size: '2048x' }, 'size'],
+  ['size as a number', ALL, { size: 2048 }, 'size'],
+  // seed: 3.0 models only
+  ['seed -1', [T2I, EDIT], { seed: -1 }, null],
+  ['seed 2147483647', [T2I, EDIT], { seed: 2147483647 }, null],
+  ['seed -2', [T2I, EDIT], { seed: -2 }, 'seed'],
+  ['seed 2147483648', [T2I, EDIT], { seed: 2147483648 }, 'seed'],
+  ['seed 1.5', [T2I, EDIT], { seed: 1.5 }, 'seed'],
+  ['seed as a string', [T2I, EDIT], { seed: '7' }, 'seed'],
+  ['seed on a generation model', GEN, { seed: 7 }, 'seed'],
+  // guidance_scale: 3.0 models only
+  ['guidance 1', [T2I, EDIT], { guidance_scale: 1 }, null],
+  ['guidance 10', [T2I, EDIT], { guidance_scale: 10 }, null],
+  ['guidance 0.99', [T2I, EDIT], { guidance_scale: 0.99 }, 'guidance_scale'],
+  ['guidance 10.01', [T2I, EDIT], { guidance_scale: 10.01 }, 'guidance_scale'],
+  ['guidance on a generation model', GEN, { guidance_scale: 5 }, 'guidance_scale'],
+  // sequential generation: 5.0/4.5/4.0 only
+  ['sequential auto', GEN, { sequential_image_generation: 'auto' }, null],
+  ['sequential disabled', GEN, { sequential_image_generation: 'disabled' }, null],
+  ['sequential "on"', GEN, { sequential_image_generation: 'on' }, 'sequential_image_generation'],
+  ['sequential on a 3.0 model', [T2I, EDIT], { sequential_image_generation: 'auto' }, 'sequential_image_generation'],
+  ['max_images 1', GEN, { sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 1 } }, null],
+  ['max_images 15', GEN, { sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 15 } }, null],
+  ['max_images 0', GEN, { sequential_image_generation_options: { max_images: 0 } }, 'sequential_image_generation_options.max_images'],
+  ['max_images 16', GEN, { sequential_image_generation_options: { max_images: 16 } }, 'sequential_image_generation_options.max_images'],
+  ['max_images 2.5', GEN, { sequential_image_generation_options: { max_images: 2.5 } }, 'sequential_image_generation_options.max_images'],
+  ['unknown option', GEN, { sequential_image_generation_options: { max: 3 } }, 'sequential_image_generation_options.max'],
+  ['options on a 3.0 model', [T2I, EDIT], { sequential_image_generation_options: { max_images: 2 } }, 'sequential_image_generation_options'],
+  ['1 image + max_images 14 = 15', GEN, { image: URL_IMG, sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 14 } }, null],
+  ['1 image + max_images 15 = 16', GEN, { image: URL_IMG, sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 15 } }, 'sequential_image_generation_options.max_images'],
+  // output_format: 5.0 only
+  ['output_format png on 5.0', [GEN[0]!], { output_format: 'png' }, null],
+  ['output_format jpeg on 5.0', [GEN[0]!], { output_format: 'jpeg' }, null],
+  ['output_format webp on 5.0', [GEN[0]!], { output_format: 'webp' }, 'output_format'],
+  ['output_format on other models', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'png' }, 'output_format'],
+  // response_format and watermark
+  ['response_format url', ALL, { response_format: 'url' }, null],
+  ['response_format b64_json', ALL, { response_format: 'b64_json' }, null],
+  ['response_format json', ALL, { response_format: 'json' }, 'response_format'],
+  ['watermark false', ALL, { watermark: false }, null],
+  ['watermark as a string', ALL, { watermark: 'false' }, 'watermark'],
+  // unknown fields are refused, not ignored
+  ['unknown field n', ALL, { n: 2 }, 'n'],
+  ['typo in a field name', ALL, { watermarks: false }, 'watermarks'],
+  ['stream is not part of the SPEC', GEN, { stream: true }, 'stream'],
+];
+
+describe('image request rules', () => {
+  for (const [label, models, extra, expected] of cases) {
+    test.each(models)(`${label} (%s)`, (model) => {
+      expect(verdict({ ...base(model), ...extra })).toBe(expected);
+    });
+  }
+
+  test('model is required', () => {
+    expect(verdict({ prompt: 'x' })).toBe('model');
+  });
+});
+
+describe('maxImagesOf (the reservation basis)', () => {
+  test('one image unless sequential is auto', () => {
+    expect(maxImagesOf({}, 0)).toBe(1);
+    expect(maxImagesOf({ sequential_image_generation: 'disabled', sequential_image_generation_options: { max_images: 9 } }, 0)).toBe(1);
+  });
+  test('auto: max_images, or what 15 leaves after the input images', () => {
+    expect(maxImagesOf({ sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 4 } }, 2)).toBe(4);
+    expect(maxImagesOf({ sequential_image_generation: 'auto' }, 0)).toBe(15);
+    expect(maxImagesOf({ sequential_image_generation: 'auto' }, 3)).toBe(12);
+  });
+});

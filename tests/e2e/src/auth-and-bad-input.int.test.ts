@@ -1,0 +1,135 @@
+import { spawn } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot } from '@relay/testkit';
+import { postJson, startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let key: string;
+let keyId: string;
+beforeAll(async () => {
+  stack = await startStack({ api: { BODY_LIMIT_BYTES: String(1024 * 1024) } });
+  ({ key, keyId } = await stack.newKey());
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const endpoint = () => `${stack.url}/v1/images/generations`;
+const valid = { model: 'vendor-gen-4-0-250828', prompt: 'a cat' };
+
+async function expectOpenAIError(res: Response, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/application\/json/);
+  const body = (await res.json()) as { error: { message: string; type: string; code: string; param: unknown } };
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.message.length).toBeGreaterThan(0);
+  return body.error;
+}
+
+describe('401 for keys that are missing, wrong or revoked', () => {
+  test('missing', async () => {
+    const error = await expectOpenAIError(await postJson(endpoint(), valid), 401);
+    expect(error.type).toBe('authentication_error');
+  });
+  test('wrong', async () => {
+    await expectOpenAIError(await postJson(endpoint(), valid, 'rk_not-a-real-key'), 401);
+  });
+  test('not a Bearer credential', async () => {
+    await expectOpenAIError(await postJson(endpoint(), valid, undefined, { authorization: `Basic ${key}` }), 401);
+  });
+  test('revoked', async () => {
+    const { key: doomed, keyId: doomedId } = await stack.newKey();
+    expect((await postJson(endpoint(), valid, doomed)).status).toBe(200);
+    expect((await stack.admin('DELETE', `/keys/${doomedId}`)).status).toBe(200);
+    await expectOpenAIError(await postJson(endpoint(), valid, doomed), 401);
+  });
+  test('auth comes before the body is even read', async () => {
+    await expectOpenAIError(await postJson(endpoint(), '{broken', 'rk_wrong'), 401);
+  });
+});
+
+describe('junk bodies get clear 4xx answers, never a 500', () => {
+  const send = (body: string | Buffer, headers: Record<string, string>) =>
+    fetch(endpoint(), { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body });
+
+  test.each<[string, string | Buffer, Record<string, string>, number]>([
+    ['not JSON', '{"model": "x",', { 'content-type': 'application/json' }, 400],
+    ['JSON null', 'null', { 'content-type': 'application/json' }, 400],
+    ['a JSON array', '[]', { 'content-type': 'application/json' }, 400],
+    ['a JSON string', '"hello"', { 'content-type': 'application/json' }, 400],
+    ['an empty body', '', { 'content-type': 'application/json' }, 400],
+    ['text/plain', JSON.stringify(valid), { 'content-type': 'text/plain' }, 415],
+    ['form encoded', 'model=x&prompt=y', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+    ['no content type', JSON.stringify(valid), {}, 415],
+    ['a UTF-16 charset on UTF-8 bytes', JSON.stringify(valid), { 'content-type': 'application/json; charset=utf-16' }, 400],
+    ['an unknown charset', JSON.stringify(valid), { 'content-type': 'application/json; charset=klingon' }, 415],
+    ['an unknown content encoding', JSON.stringify(valid), { 'content-type': 'application/json', 'content-encoding': 'br2' }, 415],
+    ['gzip that is not gzip', 'not gzip at all', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 400],
+    ['a body over the limit', JSON.stringify({ ...valid, prompt: 'x'.repeat(2 * 1024 * 1024) }), { 'content-type': 'application/json' }, 413],
+    ['types all wrong', JSON.stringify({ model: { $gt: '' }, prompt: ['a'] }), { 'content-type': 'application/json' }, 400],
+    ['deep nesting', `{"model":"x","prompt":"y","sequential_image_generation_options":${'{"a":'.repeat(500)}1${'}'.repeat(500)}}`, { 'content-type': 'application/json' }, 400],
+  ])('%s', async (_label, body, headers, status) => {
+    await expectOpenAIError(await send(body, headers), status);
+  });
+
+  test('a gzipped valid body is accepted', async () => {
+    const res = await send(gzipSync(JSON.stringify(valid)), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect(res.status).toBe(200);
+  });
+
+  test('every broken rule names its param', async () => {
+    const error = await expectOpenAIError(await postJson(endpoint(), { ...valid, size: '9000x9000' }, key), 400);
+    expect(error).toMatchObject({ type: 'invalid_request_error', param: 'size', code: 'invalid_request' });
+    const typo = await expectOpenAIError(await postJson(endpoint(), { ...valid, watermrk: false }, key), 400);
+    expect(typo.param).toBe('watermrk');
+    expect(typo.message).toMatch(/unknown field/);
+  });
+
+  test('unknown routes and methods answer 404 in the same dialect', async () => {
+    await expectOpenAIError(await fetch(`${stack.url}/v1/images/edits`, { method: 'POST' }), 404);
+    await expectOpenAIError(await fetch(endpoint()), 404);
+  });
+});
+
+describe('admin API and CLI', () => {
+  test('without the admin token: 401', async () => {
+    const res = await fetch(`${stack.url}/admin/accounts`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    await expectOpenAIError(res, 401);
+  });
+
+  test('accounts, keys shown once and stored hashed, revocation', async () => {
+    const created = await stack.admin('POST', '/accounts', { name: 'acme' });
+    expect(created.status).toBe(201);
+    const account = (await created.json()) as { id: string; name: string };
+    const keyRes = await stack.admin('POST', `/accounts/${account.id}/keys`, { name: 'ci' });
+    const newKey = (await keyRes.json()) as { id: string; key: string };
+    expect(newKey.key).toMatch(/^rk_[\w-]{43}$/);
+    const shown = (await (await stack.admin('GET', `/accounts/${account.id}`)).json()) as { keys: Array<Record<string, unknown>> };
+    expect(shown.keys).toEqual([expect.objectContaining({ id: newKey.id, name: 'ci', revokedAt: null })]);
+    expect(JSON.stringify(shown)).not.toContain(newKey.key);
+    expect((await stack.admin('DELETE', `/keys/${newKey.id}`)).status).toBe(200);
+    expect((await stack.admin('GET', '/accounts/acct_nope')).status).toBe(404);
+    expect((await stack.admin('POST', '/accounts', { name: '' })).status).toBe(400);
+    expect(keyId).toMatch(/^key_/);
+  });
+
+  test('the CLI drives the same API', async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+          cwd: repoRoot,
+          env: { ...process.env, ADMIN_URL: stack.url, ADMIN_TOKEN: stack.adminToken },
+        });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('exit', (code) => resolve({ code, out }));
+      });
+    const account = await run('accounts', 'create', 'cli', 'team');
+    expect(account.code).toBe(0);
+    const { id, name } = JSON.parse(account.out) as { id: string; name: string };
+    expect(name).toBe('cli team');
+    const created = await run('keys', 'create', id, 'laptop');
+    const { key: secret } = JSON.parse(created.out) as { key: string };
+    expect((await postJson(endpoint(), valid, secret)).status).toBe(200);
+    expect((await run('nonsense')).code).toBe(2);
+  });
+});

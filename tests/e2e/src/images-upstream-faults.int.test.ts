@@ -1,0 +1,91 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
+import { redisConnectionOptions } from '@relay/core';
+import { bullPrefix, parseFileId } from '@relay/jobs';
+import { postJson, startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let key: string;
+beforeAll(async () => {
+  // links die after 2 s here, to show the relay's copies outlive them
+  stack = await startStack({ simulator: { SIM_URL_TTL_SECONDS: '2' }, api: { JOB_ATTEMPTS: '4' } });
+  ({ key } = await stack.newKey());
+}, 60_000);
+afterAll(async () => stack?.close());
+beforeEach(async () => {
+  await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
+});
+
+const generate = () => postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-5-0-260128', prompt: 'a kite' }, key);
+const simStats = async () =>
+  (await (await fetch(`${stack.sim.url}/_sim/stats`)).json()) as { requests: { images: number }; statuses: Record<string, number> };
+
+test('500 twice, then success: the client sees only the success', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 500, times: 2 });
+  const res = await generate();
+  expect(res.status).toBe(200);
+  expect((await simStats()).statuses).toMatchObject({ 500: 2, 200: 1 });
+});
+
+test('500 until the attempts run out: 502, and the SDK is told not to retry', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 500, times: 10 });
+  const res = await generate();
+  expect(res.status).toBe(502);
+  expect(res.headers.get('x-should-retry')).toBe('false');
+  const body = (await res.json()) as { error: { type: string; code: string; message: string } };
+  expect(body.error).toMatchObject({ type: 'server_error', code: 'upstream_failed' });
+  expect(body.error.message).toMatch(/after 4 of 4 attempts/);
+  expect((await simStats()).requests.images).toBe(4);
+  await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' });
+});
+
+test('429 twice, then success: the queue waits it out, no 429 reaches the client', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 429, code: 'ModelAccountIpmRateLimitExceeded', times: 2 });
+  const res = await generate();
+  expect(res.status).toBe(200);
+  expect((await simStats()).statuses).toMatchObject({ 429: 2, 200: 1 });
+});
+
+test('a dropped connection is retried like a 500', async () => {
+  await stack.fault([{ type: 'drop', api: 'images' }]);
+  const res = await generate();
+  expect(res.status).toBe(200);
+  expect((await simStats()).requests.images).toBe(2);
+});
+
+test('moderation: 400 with the upstream code, and no retry', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 400, code: 'InputTextSensitiveContentDetected' });
+  const res = await generate();
+  expect(res.status).toBe(400);
+  const body = (await res.json()) as { error: { type: string; code: string } };
+  expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'InputTextSensitiveContentDetected' });
+  expect((await simStats()).requests.images).toBe(1);
+});
+
+test('a refused relay key upstream is the operator\'s problem: 502, not the client\'s 401', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 401, code: 'AuthenticationError' });
+  const res = await generate();
+  expect(res.status).toBe(502);
+  expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+    code: 'upstream_misconfigured',
+    message: expect.stringMatching(/HTTP 401 AuthenticationError/),
+  });
+});
+
+test("the relay link still serves the file after the upstream's link has expired", async () => {
+  const res = await generate();
+  const { data } = (await res.json()) as { data: Array<{ url: string }> };
+  const jobId = parseFileId(data[0]!.url.split('/files/')[1]!)!.jobId;
+  const queue = new Queue('images', { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) });
+  const job = await queue.getJob(jobId);
+  await queue.close();
+  const upstreamUrl = (job!.progress as { generated: { data: Array<{ url: string }> } }).generated.data[0]!.url;
+  const before = await fetch(data[0]!.url);
+  const bytes = Buffer.from(await before.arrayBuffer());
+
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  expect((await fetch(upstreamUrl)).status).toBe(403);
+  const after = await fetch(data[0]!.url);
+  expect(after.status).toBe(200);
+  expect(Buffer.from(await after.arrayBuffer()).equals(bytes)).toBe(true);
+});
