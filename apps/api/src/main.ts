@@ -1,4 +1,4 @@
-import { createLogger, loadCatalog, onShutdown, runMain } from '@relay/core';
+import { announceReady, createLogger, loadCatalog, onShutdown, runMain } from '@relay/core';
 import { loadApiConfig } from './config.js';
 import { startApi } from './server.js';
 
@@ -6,6 +6,7 @@ await runMain(async () => {
   const config = loadApiConfig();
   const log = createLogger('api', config.LOG_LEVEL);
   const api = await startApi(config, loadCatalog(), log);
+  announceReady({ url: api.url });
   onShutdown(async () => {
     log.info('shutting down: no new requests');
     await api.close();

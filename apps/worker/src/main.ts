@@ -1,4 +1,5 @@
 import {
+  announceReady,
   createBlobStore,
   createLogger,
   loadCatalog,
@@ -45,6 +46,7 @@ await runMain(async () => {
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
   log.info({ queues: running.workers.map((w) => w.name) }, 'worker ready');
+  announceReady();
 
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');

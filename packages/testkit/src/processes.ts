@@ -5,15 +5,10 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 export type AppName = 'api' | 'worker' | 'simulator';
 
-/** The log line each app prints once it is ready to work. */
-const READY: Record<AppName, string> = {
-  api: 'api listening',
-  worker: 'worker ready',
-  simulator: 'upstream simulator listening',
-};
-
 export interface AppProcess {
   child: ChildProcess;
+  /** What the app announced when it became ready (the api and simulator send their url). */
+  ready: { url?: string };
   /** Everything the process printed so far (for failure messages). */
   output(): string;
   /** SIGTERM (or another signal) and wait for the exit code. */
@@ -22,7 +17,7 @@ export interface AppProcess {
 
 /**
  * Runs one of the relay's apps from source as its own process (tsx, "source" condition) and
- * resolves once it logs that it is ready. `echo` (or RELAY_TEST_LOGS=1) prints its output.
+ * resolves once it announces readiness over IPC. `echo` (or RELAY_TEST_LOGS=1) prints its output.
  */
 export async function spawnApp(
   name: AppName,
@@ -31,8 +26,8 @@ export async function spawnApp(
 ): Promise<AppProcess> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', `apps/${name}/src/main.ts`], {
     cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
   const collect = (chunk: Buffer) => {
@@ -44,27 +39,27 @@ export async function spawnApp(
   child.stderr!.on('data', collect);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  await new Promise<void>((resolve, reject) => {
+  const ready = await new Promise<{ url?: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const check = () => {
-      if (output.includes(READY[name])) {
-        clearTimeout(timer);
-        child.stdout!.off('data', check);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
+    child.on('message', (message: { type?: string; url?: string }) => {
+      if (message?.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve({ url: message.url });
+    });
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`));
     });
-  }).catch(async (error) => {
+  }).catch((error: unknown) => {
     child.kill('SIGKILL');
     throw error;
   });
+  // the IPC channel must not keep this process alive
+  child.channel?.unref();
 
   return {
     child,
+    ready,
     output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

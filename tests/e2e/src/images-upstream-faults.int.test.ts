@@ -46,6 +46,16 @@ test('429 twice, then success: the queue waits it out, no 429 reaches the client
   expect((await simStats()).statuses).toMatchObject({ 429: 2, 200: 1 });
 });
 
+test('429s spend no attempts: five of them and three 500s still fit in four attempts', async () => {
+  await stack.fault([
+    { type: 'error', api: 'images', status: 429, times: 5 },
+    { type: 'error', api: 'images', status: 500, times: 3 },
+  ]);
+  const res = await generate();
+  expect(res.status).toBe(200);
+  expect((await simStats()).statuses).toMatchObject({ 429: 5, 500: 3, 200: 1 });
+});
+
 test('a dropped connection is retried like a 500', async () => {
   await stack.fault([{ type: 'drop', api: 'images' }]);
   const res = await generate();

@@ -8,7 +8,7 @@ import {
   type ImageJobResult,
   type StoredFile,
 } from '@relay/jobs';
-import { copyUrlToStore, putBufferToStore, type CopyLimits } from '../storage/copy-to-store.js';
+import { copyUrlToStore, FileTooLarge, putBufferToStore, type CopyLimits } from '../storage/copy-to-store.js';
 import type { ImageGeneration } from '../upstreams/ark/images.js';
 import { isModerationCode } from '../upstreams/ark/images.js';
 import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
@@ -52,6 +52,9 @@ async function storeSlot(job: Job, index: number, slot: Extract<Slot, { size: st
       : await putBufferToStore(deps.store, key, Buffer.from(slot.b64_json ?? '', 'base64'), contentType);
     return { index, fileId: fileIdOf(job.id!, index, extension), size: slot.size, bytes, contentType };
   } catch (cause) {
+    if (cause instanceof FileTooLarge) {
+      throw new AppError('upstream_failed', `image ${index} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
+    }
     throw new AppError('unavailable', `image ${index} could not be copied into the store: ${(cause as Error).message}`, { cause });
   }
 }

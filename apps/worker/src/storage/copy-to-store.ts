@@ -7,14 +7,17 @@ export interface CopyLimits {
   timeoutMs: number;
 }
 
-class TooLarge extends Error {}
+/** A result over RESULT_MAX_BYTES: retrying cannot help. */
+export class FileTooLarge extends Error {
+  override name = 'FileTooLarge';
+}
 
 /** Passes bytes through and fails the stream once more than `max` went by. */
 function byteCap(max: number, counted: { bytes: number }) {
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       counted.bytes += chunk.length;
-      if (counted.bytes > max) return done(new TooLarge(`file exceeds ${max} bytes`));
+      if (counted.bytes > max) return done(new FileTooLarge(`file exceeds ${max} bytes`));
       done(null, chunk);
     },
   });
@@ -25,7 +28,7 @@ async function copyOnce(url: string, store: BlobStore, key: string, contentType:
   const res = await fetch(url, { signal });
   if (res.status !== 200 || !res.body) throw new Error(`download answered HTTP ${res.status}`);
   const length = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (length > limits.maxBytes) throw new TooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
+  if (length > limits.maxBytes) throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
   const counted = { bytes: 0 };
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream).pipe(byteCap(limits.maxBytes, counted));
   await putObject(store, key, body, {
@@ -45,7 +48,7 @@ export async function copyUrlToStore(url: string, store: BlobStore, key: string,
     try {
       return await copyOnce(url, store, key, contentType, limits);
     } catch (error) {
-      if (error instanceof TooLarge || attempt >= 3) throw error;
+      if (error instanceof FileTooLarge || attempt >= 3) throw error;
       await sleep(250 * 2 ** attempt);
     }
   }

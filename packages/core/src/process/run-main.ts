@@ -34,3 +34,8 @@ export function onShutdown(stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
 }
+
+/** Tells a parent that spawned this process with an IPC channel that it is ready (any log level). */
+export function announceReady(info: Record<string, unknown> = {}): void {
+  process.send?.({ type: 'ready', ...info });
+}
