@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { adminRoutes } from './admin/routes.js';
 import type { AccountsStore } from './auth/accounts.js';
-import { bearerKey } from './auth/authenticate.js';
+import { GOOGLE_KEYS } from './auth/authenticate.js';
 import type { ApiConfig } from './config.js';
 import { filesRoutes } from './files/routes.js';
 import { healthRoutes } from './health.js';
@@ -14,6 +14,7 @@ import { requestId } from './http/request-id.js';
 import { imagePresenter, imagesRoutes } from './images/routes.js';
 import type { Queues } from './jobs/queues.js';
 import { jobsRoutes } from './jobs/routes.js';
+import { speechPresenter, speechRoutes } from './speech/routes.js';
 
 export interface ApiDeps {
   config: ApiConfig;
@@ -39,16 +40,19 @@ export function createApp(deps: ApiDeps) {
     app.use('/admin', adminRoutes(deps.accounts, config.ADMIN_TOKEN, config.BODY_LIMIT_BYTES), errorHandler('openai', log));
   }
   app.use(imagesRoutes({ ...deps, publicBase }), errorHandler('openai', log));
+  app.use(speechRoutes({ ...deps, publicBase }), errorHandler('google', log));
   app.use(
-    jobsRoutes(deps.accounts, [bearerKey], {
+    jobsRoutes(deps.accounts, GOOGLE_KEYS, {
       img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
+      tts: { handle: deps.queues.speech, dialect: 'google', present: (req) => speechPresenter(deps.store, publicBase(req)) },
     }),
     errorHandler('openai', log),
   );
   app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS), errorHandler('openai', log));
-  app.use(() => {
+  const noRoute = () => {
     throw new AppError('not_found', 'no such route');
-  });
-  app.use(errorHandler('openai', log));
+  };
+  app.use('/v1beta', noRoute, errorHandler('google', log));
+  app.use(noRoute, errorHandler('openai', log));
   return app;
 }

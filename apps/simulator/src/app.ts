@@ -8,6 +8,9 @@ import type { SimulatorConfig } from './config.js';
 import type { SimContext } from './context.js';
 import { FaultBook, faultSchema } from './faults.js';
 import { SimStats } from './stats.js';
+import { geminiAuth } from './gemini/auth.js';
+import { sendGoogleError } from './gemini/errors.js';
+import { createGenerateContentHandler } from './gemini/generate-content.js';
 
 /** Ark request ids look like "0217" + a timestamp + random hex. */
 const arkRequestId = () => `0217${Date.now()}${randomBytes(12).toString('hex')}`;
@@ -86,8 +89,15 @@ export function createSimulator(config: SimulatorConfig, publicBase: string): Si
     arkAuth(ctx),
     createGenerateHandler(ctx),
   );
-  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+  app.post(
+    '/v1beta/models/:modelAction',
+    tracked(ctx, (res) => sendGoogleError(res, 429, 'Resource has been exhausted (e.g. check quota).')),
+    geminiAuth(ctx.keys),
+    createGenerateContentHandler(ctx),
+  );
+  app.use((err: Error & { status?: number; type?: string }, req: Request, res: Response, _next: NextFunction) => {
     const status = err.status && err.status < 500 ? err.status : 500;
+    if (req.path.startsWith('/v1beta')) return sendGoogleError(res, status, err.message);
     sendArkError(res, status, status === 500 ? 'InternalServiceError' : 'InvalidParameter', err.message);
   });
   return { app, ctx };

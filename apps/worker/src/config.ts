@@ -6,6 +6,7 @@ const MiB = 1024 * 1024;
 export const workerEnvSchema = z.object({
   /** Jobs one worker process runs at once per queue. */
   IMAGES_CONCURRENCY: envInt(1, 1_000).default(8),
+  SPEECH_CONCURRENCY: envInt(1, 1_000).default(8),
   /** Pause after an upstream 429 that names no delay (Ark sends no Retry-After). */
   UPSTREAM_RATE_LIMIT_DELAY_MS: envInt(0).default(2_000),
   /** Upper bound on any delay an upstream asks for. */

@@ -1,6 +1,5 @@
 import { RateLimitError, UnrecoverableError, type Queue } from 'bullmq';
 import { AppError, encodeFailure } from '@relay/core';
-import { isModerationCode } from './upstreams/ark/images.js';
 import { UpstreamError } from './upstreams/upstream-error.js';
 
 export interface FailureContext {
@@ -29,7 +28,7 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
       case 'refused':
         return new UnrecoverableError(
           encodeFailure(
-            new AppError(isModerationCode(code) ? 'content_rejected' : 'upstream_rejected', error.message, {
+            new AppError(error.details.moderation ? 'content_rejected' : 'upstream_rejected', error.message, {
               upstreamCode: code,
               param,
             }),
@@ -41,6 +40,8 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
             new AppError('upstream_misconfigured', `the upstream refused the relay itself (HTTP ${status}${code ? ` ${code}` : ''}); contact the relay's operator`),
           ),
         );
+      case 'unusable':
+        return new UnrecoverableError(encodeFailure(new AppError('upstream_failed', error.message)));
       case 'transient':
         return new Error(
           encodeFailure(new AppError('upstream_failed', `upstream failed after ${ctx.attempt} of ${ctx.attempts} attempts: ${error.message}`)),

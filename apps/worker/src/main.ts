@@ -10,7 +10,9 @@ import {
 import { bullPrefix } from '@relay/jobs';
 import { loadWorkerConfig } from './config.js';
 import { createImageProcessor } from './images/process-image-job.js';
+import { createSpeechProcessor } from './speech/process-speech-job.js';
 import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
+import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
 import { createWorkers } from './workers.js';
 
 await runMain(async () => {
@@ -20,8 +22,10 @@ await runMain(async () => {
   const store = createBlobStore(config);
 
   const imageUpstreams: Record<string, ImageGeneration> = {};
+  const speechUpstreams: Record<string, SpeechSynthesis> = {};
   for (const [name, upstream] of Object.entries(catalog.upstreams)) {
     if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(resolveUpstream(upstream));
+    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(resolveUpstream(upstream));
   }
 
   const running = createWorkers(
@@ -35,6 +39,10 @@ await runMain(async () => {
           copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
           log,
         }),
+      },
+      speech: {
+        concurrency: config.SPEECH_CONCURRENCY,
+        process: createSpeechProcessor({ catalog, upstreams: speechUpstreams, store, log }),
       },
     },
     {

@@ -3,6 +3,9 @@ import { redisConnectionOptions, type Logger } from '@relay/core';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 
+/** A limiter that never binds by itself: it only enables the manual pauses. */
+const NO_LIMIT = 1_000_000_000;
+
 export type Processor<Q extends QueueName> = (job: Job) => Promise<Result<Q>>;
 
 export interface QueueSetup<Q extends QueueName> {
@@ -47,6 +50,8 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         connection: redisConnectionOptions(settings.redisUrl, 'patient'),
         prefix: settings.prefix,
         concurrency: setup.concurrency,
+        // BullMQ honours queue.rateLimit() (our pause on upstream 429s) only when a limiter is set
+        limiter: { max: NO_LIMIT, duration: 60_000 },
       },
     );
     const log = settings.log.child({ queue: name });

@@ -5,3 +5,6 @@ export * from './images/size.js';
 export * from './images/input-image.js';
 export * from './images/request.js';
 export * from './images/job.js';
+export * from './speech/request.js';
+export * from './speech/job.js';
+export * from './speech/wav.js';

@@ -1,16 +1,18 @@
 import type { DefaultJobOptions } from 'bullmq';
 import type { ImageJob, ImageJobResult } from './images/job.js';
+import type { SpeechJob, SpeechJobResult } from './speech/job.js';
 
 /** BullMQ keys live under `{REDIS_PREFIX}:bull:{queue}:...`, apart from the relay's own keys. */
 export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
 
 /** Queue names: one per upstream capability, so each gets its own limits and workers. */
-export const QUEUES = { images: 'images' } as const;
+export const QUEUES = { images: 'images', speech: 'speech' } as const;
 export type QueueName = keyof typeof QUEUES;
 
 /** The typed registry producer and consumer share: what goes in, what comes out. */
 export interface QueueContract {
   images: { payload: ImageJob; result: ImageJobResult };
+  speech: { payload: SpeechJob; result: SpeechJobResult };
 }
 export type Payload<Q extends QueueName> = QueueContract[Q]['payload'];
 export type Result<Q extends QueueName> = QueueContract[Q]['result'];

@@ -41,8 +41,11 @@ test('500 until the attempts run out: 502, and the SDK is told not to retry', as
 
 test('429 twice, then success: the queue waits it out, no 429 reaches the client', async () => {
   await stack.fault({ type: 'error', api: 'images', status: 429, code: 'ModelAccountIpmRateLimitExceeded', times: 2 });
+  const started = Date.now();
   const res = await generate();
   expect(res.status).toBe(200);
+  // Ark sends no Retry-After: each 429 pauses the queue for UPSTREAM_RATE_LIMIT_DELAY_MS (200 here)
+  expect(Date.now() - started).toBeGreaterThanOrEqual(380);
   expect((await simStats()).statuses).toMatchObject({ 429: 2, 200: 1 });
 });
 

@@ -7,12 +7,19 @@ export type KeySource = (req: Request) => string | undefined;
 
 export const bearerKey: KeySource = (req) => /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
 
-export function authenticate(accounts: AccountsStore, sources: KeySource[]) {
+/** What Google's SDK sends (x-goog-api-key) and what its docs' curl uses (?key=). */
+export const googleKey: KeySource = (req) => req.get('x-goog-api-key') ?? (typeof req.query.key === 'string' ? req.query.key : undefined);
+
+export const OPENAI_KEYS = { sources: [bearerKey], hint: 'send it as Authorization: Bearer <API_KEY>' };
+export const GOOGLE_KEYS = {
+  sources: [googleKey, bearerKey],
+  hint: 'send it as the x-goog-api-key header, the key query parameter, or Authorization: Bearer <API_KEY>',
+};
+
+export function authenticate(accounts: AccountsStore, keys: { sources: KeySource[]; hint: string }) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const secret = sources.map((source) => source(req)).find(Boolean);
-    if (!secret) {
-      throw new AppError('unauthorized', 'missing API key; send it as Authorization: Bearer <API_KEY>');
-    }
+    const secret = keys.sources.map((source) => source(req)).find(Boolean);
+    if (!secret) throw new AppError('unauthorized', `missing API key; ${keys.hint}`);
     const caller = await accounts.findCaller(secret);
     if (!caller) throw new AppError('unauthorized', 'invalid or revoked API key; check that the API key is correct');
     res.locals.caller = caller;

@@ -10,6 +10,8 @@ declare global {
     interface Locals {
       requestId: string;
       caller?: Caller;
+      /** Set by routes that resolve their target before reading the body. */
+      target?: unknown;
     }
   }
 }

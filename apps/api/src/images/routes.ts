@@ -7,12 +7,12 @@ import {
   newJobId,
   type ImageJob,
 } from '@relay/jobs';
-import { authenticate, bearerKey } from '../auth/authenticate.js';
+import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
-import { answer } from '../jobs/answer.js';
+import { answer, type Presenter } from '../jobs/answer.js';
 import type { Queues } from '../jobs/queues.js';
 import { addAndWait } from '../jobs/run-job.js';
 import { presentImages } from './present.js';
@@ -27,9 +27,10 @@ export interface ImagesDeps {
   publicBase: (req: express.Request) => string;
 }
 
-export function imagePresenter(store: BlobStore, base: string) {
-  return (job: Job, result: unknown) =>
-    presentImages(imageJobResultSchema.parse(result), (job.data as ImageJob).request, store, base);
+export function imagePresenter(store: BlobStore, base: string): Presenter<unknown> {
+  return async (job: Job, result: unknown) => ({
+    body: await presentImages(imageJobResultSchema.parse(result), (job.data as ImageJob).request, store, base),
+  });
 }
 
 export function imagesRoutes(deps: ImagesDeps) {
@@ -37,7 +38,7 @@ export function imagesRoutes(deps: ImagesDeps) {
   const router = express.Router();
   router.post(
     '/v1/images/generations',
-    authenticate(deps.accounts, [bearerKey]),
+    authenticate(deps.accounts, OPENAI_KEYS),
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);

@@ -3,8 +3,17 @@ import type { Response } from 'express';
 import { sendError, type Dialect } from '../http/dialects.js';
 import type { Outcome } from './run-job.js';
 
-/** Turns a finished job's result into the endpoint's success body. */
-export type Presenter<R> = (job: Job, result: R) => Promise<unknown>;
+/** A finished job's success answer: the endpoint's body and any headers that go with it. */
+export interface Presented {
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Presenter<R> = (job: Job, result: R) => Promise<Presented>;
+
+/** How the body is written; streaming endpoints frame it as server-sent events. */
+export type Sender = (res: Response, body: unknown) => void;
+export const sendJson: Sender = (res, body) => void res.json(body);
 
 export async function jobObject(job: Job) {
   const state = await job.getState();
@@ -18,11 +27,15 @@ export async function jobObject(job: Job) {
 }
 
 /**
- * One way to answer a job, shared by the synchronous call and GET /v1/jobs/{id}: the success
- * body, the error in the endpoint's dialect, or 202 with a link when it is still running.
+ * One way to answer a job, shared by the synchronous calls and GET /v1/jobs/{id}: the success
+ * body, the error in the endpoint's dialect, or 202 with a link while it is still running.
  */
-export async function answer<R>(res: Response, outcome: Outcome<R>, present: Presenter<R>, dialect: Dialect) {
-  if (outcome.state === 'completed') return void res.status(200).json(await present(outcome.job, outcome.result));
+export async function answer<R>(res: Response, outcome: Outcome<R>, present: Presenter<R>, dialect: Dialect, send = sendJson) {
   if (outcome.state === 'failed') return sendError(res, outcome.error, dialect);
-  res.status(202).location(`/v1/jobs/${outcome.job.id}`).json(await jobObject(outcome.job));
+  if (outcome.state === 'pending') {
+    return void res.status(202).location(`/v1/jobs/${outcome.job.id}`).json(await jobObject(outcome.job));
+  }
+  const { body, headers } = await present(outcome.job, outcome.result);
+  if (headers) res.set(headers);
+  send(res, body);
 }

@@ -19,9 +19,9 @@ export interface JobKindRoute {
  * GET /v1/jobs/{id}: the job's status, and once done exactly the body the synchronous call
  * would have returned. Jobs of other accounts are indistinguishable from missing ones.
  */
-export function jobsRoutes(accounts: AccountsStore, keySources: KeySource[], kinds: Record<string, JobKindRoute>) {
+export function jobsRoutes(accounts: AccountsStore, keys: { sources: KeySource[]; hint: string }, kinds: Record<string, JobKindRoute>) {
   const router = express.Router();
-  router.get('/v1/jobs/:id', authenticate(accounts, keySources), async (req, res) => {
+  router.get('/v1/jobs/:id', authenticate(accounts, keys), async (req, res) => {
     const id = String(req.params.id);
     const kind = kinds[id.split('_')[0] ?? ''];
     const job = kind && (await kind.handle.queue.getJob(id));

@@ -8,7 +8,7 @@ import {
   type ImageJobResult,
   type StoredFile,
 } from '@relay/jobs';
-import { copyUrlToStore, FileTooLarge, putBufferToStore, type CopyLimits } from '../storage/copy-to-store.js';
+import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import type { ImageGeneration } from '../upstreams/ark/images.js';
 import { isModerationCode } from '../upstreams/ark/images.js';
 import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
@@ -52,10 +52,7 @@ async function storeSlot(job: Job, index: number, slot: Extract<Slot, { size: st
       : await putBufferToStore(deps.store, key, Buffer.from(slot.b64_json ?? '', 'base64'), contentType);
     return { index, fileId: fileIdOf(job.id!, index, extension), size: slot.size, bytes, contentType };
   } catch (cause) {
-    if (cause instanceof FileTooLarge) {
-      throw new AppError('upstream_failed', `image ${index} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
-    }
-    throw new AppError('unavailable', `image ${index} could not be copied into the store: ${(cause as Error).message}`, { cause });
+    throw storeError(`image ${index}`, cause);
   }
 }
 
@@ -80,7 +77,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (delivered.length === 0) {
       const first = failed[0];
       // Nothing delivered: a refusal is final; anything else (an internal stop) is worth a retry.
-      if (first && isModerationCode(first.code)) throw new UpstreamError('refused', first.message, { status: 400, code: first.code });
+      if (first && isModerationCode(first.code)) throw new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
       await job.updateProgress({});
       throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
     }

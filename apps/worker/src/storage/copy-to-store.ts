@@ -1,6 +1,6 @@
 import { Readable, Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { putObject, type BlobStore } from '@relay/core';
+import { AppError, putObject, type BlobStore } from '@relay/core';
 
 export interface CopyLimits {
   maxBytes: number;
@@ -57,4 +57,12 @@ export async function copyUrlToStore(url: string, store: BlobStore, key: string,
 export async function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, contentType: string) {
   await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
   return bytes.length;
+}
+
+/** A store failure as the client will see it: too large is final, anything else worth a retry. */
+export function storeError(what: string, cause: unknown): AppError {
+  if (cause instanceof FileTooLarge) {
+    return new AppError('upstream_failed', `${what} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
+  }
+  return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, { cause });
 }

@@ -4,15 +4,23 @@
  * - rate-limited: 429 -> pause the queue for `retryAfterMs`, no attempt spent
  * - refused: the upstream rejected this request (moderation, a parameter) -> fail, keep its code
  * - misconfigured: the relay's key or model mapping is wrong (401/403/404) -> fail, operator's problem
+ * - unusable: a success answer without the goods (Gemini's 200 with no audio) -> fail, 502
  */
-export type UpstreamErrorKind = 'transient' | 'rate-limited' | 'refused' | 'misconfigured';
+export type UpstreamErrorKind = 'transient' | 'rate-limited' | 'refused' | 'misconfigured' | 'unusable';
 
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
   constructor(
     readonly kind: UpstreamErrorKind,
     message: string,
-    readonly details: { status?: number; code?: string; param?: string; retryAfterMs?: number } = {},
+    readonly details: {
+      status?: number;
+      code?: string;
+      param?: string;
+      retryAfterMs?: number;
+      /** A refusal of the content itself (moderation), as opposed to a bad parameter. */
+      moderation?: boolean;
+    } = {},
   ) {
     super(message);
   }

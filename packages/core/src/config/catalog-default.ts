@@ -3,7 +3,8 @@
  * (BytePlus ModelArk naming), with prices in micro-units (1e-6 of the account currency).
  * Override the whole thing with RELAY_CONFIG=/path/to/catalog.json.
  */
-const geminiVoices = [
+/** Gemini's 30 prebuilt TTS voices (ai.google.dev speech-generation#voices). */
+export const GEMINI_VOICES = [
   'Zephyr', 'Puck', 'Charon', 'Kore', 'Fenrir', 'Leda', 'Orus', 'Aoede', 'Callirrhoe', 'Autonoe',
   'Enceladus', 'Iapetus', 'Umbriel', 'Algieba', 'Despina', 'Erinome', 'Algenib', 'Rasalgethi',
   'Laomedeia', 'Achernar', 'Alnilam', 'Schedar', 'Gacrux', 'Pulcherrima', 'Achird', 'Zubenelgenubi',
@@ -85,7 +86,7 @@ export const defaultCatalog = {
       upstreamModel: 'gemini-2.5-flash-preview-tts',
       price: { inputPerMillion: 500_000, outputPerMillion: 10_000_000 },
       maxInputChars: 32_000,
-      voices: geminiVoices,
+      voices: GEMINI_VOICES,
     },
   },
 };

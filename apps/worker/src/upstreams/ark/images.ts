@@ -16,12 +16,12 @@ function toUpstreamError(status: number, body: unknown, retryAfter: string | nul
   const code = parsed.success ? parsed.data.error.code : undefined;
   const message = parsed.success ? parsed.data.error.message : `upstream answered HTTP ${status}`;
   const param = parsed.success && parsed.data.error.param ? parsed.data.error.param : undefined;
-  const kind = kindOfStatus(status);
-  return new UpstreamError(kind, message, {
+  return new UpstreamError(kindOfStatus(status), message, {
     status,
-    code: code ?? (kind === 'refused' && MODERATION.test(message) ? 'SensitiveContentDetected' : undefined),
+    code,
     param,
     retryAfterMs: parseRetryAfter(retryAfter),
+    moderation: isModerationCode(code),
   });
 }
 

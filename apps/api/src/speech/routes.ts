@@ -1,0 +1,86 @@
+import express, { type Request, type Response } from 'express';
+import type { Job } from 'bullmq';
+import { AppError, type BlobStore, type Catalog } from '@relay/core';
+import { newJobId, speechJobResultSchema, speechRequestSchema, type SpeechJob } from '@relay/jobs';
+import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
+import type { AccountsStore } from '../auth/accounts.js';
+import type { ApiConfig } from '../config.js';
+import { jsonBody } from '../http/json-body.js';
+import { parseOrThrow } from '../http/validate.js';
+import { answer, sendJson, type Presenter, type Sender } from '../jobs/answer.js';
+import type { Queues } from '../jobs/queues.js';
+import { addAndWait } from '../jobs/run-job.js';
+import { presentSpeech } from './present.js';
+
+export interface SpeechDeps {
+  config: ApiConfig;
+  catalog: Catalog;
+  accounts: AccountsStore;
+  queues: Queues;
+  store: BlobStore;
+  publicBase: (req: Request) => string;
+}
+
+/** The relay's stable link to the stored WAV rides along in this header. */
+export const AUDIO_URL_HEADER = 'X-Relay-Audio-Url';
+
+export function speechPresenter(store: BlobStore, base: string): Presenter<unknown> {
+  return async (job: Job, raw: unknown) => {
+    const result = speechJobResultSchema.parse(raw);
+    return {
+      body: await presentSpeech(result, (job.data as SpeechJob).model, store),
+      headers: { [AUDIO_URL_HEADER]: `${base}/files/${result.file.fileId}` },
+    };
+  };
+}
+
+/** streamGenerateContent: one SSE event with the whole clip, as the upstream sends this model's. */
+const sendSse: Sender = (res, body) => {
+  res.status(200).type('text/event-stream').set('Cache-Control', 'no-cache');
+  res.end(`data: ${JSON.stringify(body)}\r\n\r\n`);
+};
+/** streamGenerateContent without alt=sse: a JSON array of responses. */
+const sendJsonArray: Sender = (res, body) => void res.json([body]);
+
+const ACTIONS = ['generateContent', 'streamGenerateContent'] as const;
+
+/** `vendor-2.5-flash-preview-tts:generateContent` -> model and action. */
+function parseModelAction(value: string) {
+  const at = value.lastIndexOf(':');
+  const action = value.slice(at + 1);
+  return at > 0 && (ACTIONS as readonly string[]).includes(action)
+    ? { model: value.slice(0, at), action: action as (typeof ACTIONS)[number] }
+    : undefined;
+}
+
+export function speechRoutes(deps: SpeechDeps) {
+  const router = express.Router();
+  router.post(
+    '/v1beta/models/:modelAction',
+    authenticate(deps.accounts, GOOGLE_KEYS),
+    (req: Request, res: Response, next: express.NextFunction) => {
+      const target = parseModelAction(String(req.params.modelAction));
+      if (!target || !deps.catalog.speechModels[target.model]) {
+        const model = target?.model ?? String(req.params.modelAction);
+        throw new AppError('not_found', `models/${model} is not found for API version v1beta, or is not supported for generateContent`);
+      }
+      res.locals.target = target;
+      next();
+    },
+    jsonBody(deps.config.BODY_LIMIT_BYTES),
+    async (req: Request, res: Response) => {
+      const { model, action } = res.locals.target as NonNullable<ReturnType<typeof parseModelAction>>;
+      const request = parseOrThrow(speechRequestSchema(model, deps.catalog.speechModels[model]!), req.body);
+      const caller = res.locals.caller!;
+      const payload: SpeechJob = {
+        meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
+        model,
+        request,
+      };
+      const outcome = await addAndWait<SpeechJob, unknown>(deps.queues.speech, 'synthesize', newJobId('tts'), payload, deps.config.WAIT_TIMEOUT_MS);
+      const send = action === 'generateContent' ? sendJson : req.query.alt === 'sse' ? sendSse : sendJsonArray;
+      await answer(res, outcome, speechPresenter(deps.store, deps.publicBase(req)), 'google', send);
+    },
+  );
+  return router;
+}

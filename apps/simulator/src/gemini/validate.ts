@@ -1,0 +1,80 @@
+import { GEMINI_VOICES } from '@relay/core';
+
+export interface GeminiRejection {
+  field: string;
+  description: string;
+  message?: string;
+}
+
+/** Fields Gemini knows at each level of a generateContent body (those a TTS call can meet). */
+const KNOWN: Record<string, string[]> = {
+  '': ['contents', 'generationConfig', 'systemInstruction', 'safetySettings', 'tools', 'toolConfig', 'cachedContent', 'model'],
+  generation_config: [
+    'responseModalities', 'speechConfig', 'imageConfig', 'temperature', 'topP', 'topK', 'seed', 'candidateCount',
+    'maxOutputTokens', 'stopSequences', 'responseMimeType', 'presencePenalty', 'frequencyPenalty',
+  ],
+  'generation_config.speech_config': ['voiceConfig', 'multiSpeakerVoiceConfig', 'languageCode'],
+  'generation_config.speech_config.voice_config': ['prebuiltVoiceConfig'],
+  'generation_config.speech_config.voice_config.prebuilt_voice_config': ['voiceName'],
+};
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function unknownField(value: unknown, path: string): GeminiRejection | undefined {
+  const known = KNOWN[path];
+  if (!known || typeof value !== 'object' || value === null) return undefined;
+  for (const [name, child] of Object.entries(value)) {
+    if (!known.includes(name)) {
+      const description = `Invalid JSON payload received. Unknown name "${name}"${path ? ` at '${path}'` : ''}: Cannot find field.`;
+      return { field: path || name, description, message: description };
+    }
+    const found = unknownField(child, path ? `${path}.${snake(name)}` : snake(name));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+type Body = {
+  contents?: Array<{ parts?: Array<{ text?: unknown }> }>;
+  generationConfig?: {
+    responseModalities?: unknown;
+    speechConfig?: {
+      voiceConfig?: { prebuiltVoiceConfig?: { voiceName?: unknown } };
+      multiSpeakerVoiceConfig?: { speakerVoiceConfigs?: Array<{ voiceConfig?: { prebuiltVoiceConfig?: { voiceName?: unknown } } }> };
+    };
+  };
+};
+
+/** Checks a TTS request as the upstream does; returns the text to speak or why not. */
+export function validateTts(raw: unknown): { text: string } | GeminiRejection {
+  const unknown = unknownField(raw, '');
+  if (unknown) return unknown;
+  const body = raw as Body;
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    return { field: 'contents', description: 'contents is not specified' };
+  }
+  const text = body.contents.flatMap((c) => c.parts ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
+  if (!text.trim()) return { field: 'contents', description: 'TTS requires text input.' };
+  const modalities = body.generationConfig?.responseModalities;
+  if (!Array.isArray(modalities) || modalities.length !== 1 || modalities[0] !== 'AUDIO') {
+    return {
+      field: 'generation_config.response_modalities',
+      description: 'The requested combination of response modalities is not supported by the model.',
+    };
+  }
+  const speech = body.generationConfig?.speechConfig;
+  if (speech?.voiceConfig && speech.multiSpeakerVoiceConfig) {
+    return { field: 'generation_config.speech_config', description: 'voice_config and multi_speaker_voice_config are mutually exclusive.' };
+  }
+  const speakers = speech?.multiSpeakerVoiceConfig?.speakerVoiceConfigs ?? [];
+  if (speakers.length > 2) {
+    return { field: 'generation_config.speech_config.multi_speaker_voice_config', description: 'At most 2 speakers are supported.' };
+  }
+  const voices = [speech?.voiceConfig, ...speakers.map((s) => s.voiceConfig)].map((v) => v?.prebuiltVoiceConfig?.voiceName);
+  for (const voice of voices) {
+    if (voice !== undefined && !GEMINI_VOICES.includes(voice as string)) {
+      return { field: 'generation_config.speech_config.voice_config.prebuilt_voice_config.voice_name', description: `Voice name ${String(voice)} is not supported.` };
+    }
+  }
+  return { text };
+}

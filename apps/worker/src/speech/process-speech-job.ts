@@ -1,0 +1,60 @@
+import type { Job } from 'bullmq';
+import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import {
+  CONTENT_TYPES,
+  fileIdOf,
+  pcmToWav,
+  sampleRateOf,
+  speechJobSchema,
+  storageKeyOf,
+  type SpeechJob,
+  type SpeechJobResult,
+} from '@relay/jobs';
+import { putBufferToStore, storeError } from '../storage/copy-to-store.js';
+import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
+
+export interface SpeechJobDeps {
+  catalog: Catalog;
+  upstreams: Record<string, SpeechSynthesis>;
+  store: BlobStore;
+  log: Logger;
+}
+
+/** The Gemini body goes upstream as the client wrote it, minus what only the relay reads. */
+function upstreamBody(request: SpeechJob['request']) {
+  const { model: _model, generationConfig, ...rest } = request;
+  const { imageConfig: _imageConfig, ...config } = generationConfig;
+  return { ...rest, generationConfig: config };
+}
+
+export function createSpeechProcessor(deps: SpeechJobDeps) {
+  return async (job: Job): Promise<SpeechJobResult> => {
+    const { meta, model: modelId, request } = speechJobSchema.parse(job.data);
+    const model = deps.catalog.speechModels[modelId];
+    if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
+    const upstream = deps.upstreams[model.upstream];
+    if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
+    const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
+
+    const speech = await upstream.synthesize(model.upstreamModel, upstreamBody(request));
+    const sampleRate = sampleRateOf(speech.mimeType);
+    const wav = pcmToWav(speech.pcm, sampleRate);
+    const key = storageKeyOf(job.id!, 0, 'wav');
+    try {
+      await putBufferToStore(deps.store, key, wav, CONTENT_TYPES.wav!);
+    } catch (cause) {
+      throw storeError('the audio', cause);
+    }
+    const durationMs = Math.round((speech.pcm.length / 2 / sampleRate) * 1000);
+    log.info({ durationMs, bytes: wav.length }, 'speech stored');
+    return {
+      file: { index: 0, fileId: fileIdOf(job.id!, 0, 'wav'), bytes: wav.length, contentType: CONTENT_TYPES.wav! },
+      mimeType: speech.mimeType,
+      sampleRate,
+      durationMs,
+      finishReason: speech.finishReason,
+      usageMetadata: speech.usageMetadata,
+      responseId: speech.responseId,
+    };
+  };
+}

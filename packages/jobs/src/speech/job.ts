@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { jobMetaSchema } from '../meta.js';
+import { storedFileSchema } from '../images/job.js';
+import { speechRequestFields } from './request.js';
+
+/** The speech job: the validated Gemini body and the public model it was addressed to. */
+export const speechJobSchema = z.strictObject({
+  meta: jobMetaSchema,
+  model: z.string(),
+  request: speechRequestFields,
+});
+export type SpeechJob = z.output<typeof speechJobSchema>;
+
+const tokenDetail = z.object({ modality: z.string(), tokenCount: z.number().int().min(0) });
+
+/** Gemini's usageMetadata, as the upstream reported it (the billing basis). */
+export const usageMetadataSchema = z.object({
+  promptTokenCount: z.number().int().min(0).default(0),
+  candidatesTokenCount: z.number().int().min(0).default(0),
+  totalTokenCount: z.number().int().min(0).default(0),
+  promptTokensDetails: z.array(tokenDetail).optional(),
+  candidatesTokensDetails: z.array(tokenDetail).optional(),
+});
+export type UsageMetadata = z.output<typeof usageMetadataSchema>;
+
+export const speechJobResultSchema = z.strictObject({
+  /** The stored WAV (the answer's base64 PCM is read back from it). */
+  file: storedFileSchema.omit({ size: true }),
+  /** The upstream's PCM mime type, e.g. audio/L16;codec=pcm;rate=24000. */
+  mimeType: z.string(),
+  sampleRate: z.number().int().positive(),
+  durationMs: z.number().int().min(0),
+  finishReason: z.string(),
+  usageMetadata: usageMetadataSchema,
+  responseId: z.string(),
+});
+export type SpeechJobResult = z.output<typeof speechJobResultSchema>;

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import type { SpeechModel } from '@relay/core';
+
+/**
+ * The Gemini-native body of POST /v1beta/models/{model}:generateContent for speech, field
+ * names as Google's SDKs send them. Unknown fields are refused at every level.
+ */
+const textPart = z.strictObject({ text: z.string({ error: 'text must be a string' }) }, { error: 'a part must be an object with text' });
+
+const content = z.strictObject(
+  {
+    role: z.enum(['user'], { error: 'role must be "user"' }).optional(),
+    parts: z.array(textPart, { error: 'parts must be an array' }).optional(),
+  },
+  { error: 'each entry of contents must be an object' },
+);
+
+const voiceConfig = z.strictObject(
+  { prebuiltVoiceConfig: z.strictObject({ voiceName: z.string({ error: 'voiceName must be a string' }) }) },
+  { error: 'voiceConfig must be an object' },
+);
+
+const speechConfig = z.strictObject(
+  {
+    voiceConfig: voiceConfig.optional(),
+    multiSpeakerVoiceConfig: z
+      .strictObject({
+        speakerVoiceConfigs: z.array(
+          z.strictObject({ speaker: z.string().min(1, 'speaker must not be empty'), voiceConfig }),
+          { error: 'speakerVoiceConfigs must be an array' },
+        ),
+      })
+      .optional(),
+    /** BCP-47, e.g. en-US; the upstream detects the language when it is absent. */
+    languageCode: z
+      .string()
+      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'languageCode must be a BCP-47 code such as en-US')
+      .optional(),
+  },
+  { error: 'speechConfig must be an object' },
+);
+
+export const speechRequestFields = z.strictObject({
+  contents: z.array(content, { error: 'contents is required and must be an array' }),
+  generationConfig: z.strictObject(
+    {
+      responseModalities: z.array(z.string(), { error: 'responseModalities is required and must be ["AUDIO"]' }),
+      speechConfig: speechConfig.optional(),
+      /** Listed as required by the SPEC, but meaningless for speech: accepted, never sent upstream. */
+      imageConfig: z.record(z.string(), z.unknown(), { error: 'imageConfig must be an object' }).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      topP: z.number().min(0).max(1).optional(),
+      topK: z.number().int().min(1).optional(),
+      seed: z.number().int().optional(),
+    },
+    { error: 'generationConfig is required and must be an object' },
+  ),
+  /** Repeats the model of the path; when present it must name the same model. */
+  model: z.string().optional(),
+});
+
+export type SpeechRequest = z.output<typeof speechRequestFields>;
+type Ctx = z.core.$RefinementCtx<SpeechRequest>;
+
+const refuse = (ctx: Ctx, path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
+
+/** Every text part joined: what the upstream speaks, and what the input cap measures. */
+export const speechText = (request: Pick<SpeechRequest, 'contents'>) =>
+  request.contents.flatMap((c) => c.parts ?? []).map((p) => p.text).join('\n');
+
+function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['speechConfig']>, model: SpeechModel, ctx: Ctx) {
+  const base = ['generationConfig', 'speechConfig'];
+  const checkVoice = (name: string, path: Array<string | number>) => {
+    if (!model.voices.includes(name)) {
+      refuse(ctx, [...path, 'prebuiltVoiceConfig', 'voiceName'], `unknown voice "${name}"; prebuilt voices: ${model.voices.join(', ')}`);
+    }
+  };
+  if (config.voiceConfig && config.multiSpeakerVoiceConfig) {
+    refuse(ctx, [...base, 'multiSpeakerVoiceConfig'], 'voiceConfig and multiSpeakerVoiceConfig are mutually exclusive; send one');
+  }
+  if (config.voiceConfig) checkVoice(config.voiceConfig.prebuiltVoiceConfig.voiceName, [...base, 'voiceConfig']);
+  const speakers = config.multiSpeakerVoiceConfig?.speakerVoiceConfigs;
+  if (speakers) {
+    const path = [...base, 'multiSpeakerVoiceConfig', 'speakerVoiceConfigs'];
+    if (speakers.length === 0 || speakers.length > 2) refuse(ctx, path, `multi-speaker speech takes 1 or 2 speakers, got ${speakers.length}`);
+    if (new Set(speakers.map((s) => s.speaker)).size !== speakers.length) refuse(ctx, path, 'speaker names must be different');
+    speakers.forEach((s, i) => checkVoice(s.voiceConfig.prebuiltVoiceConfig.voiceName, [...path, i, 'voiceConfig']));
+  }
+}
+
+/** The full schema for one speech model of the catalog (the model named by the path). */
+export function speechRequestSchema(modelId: string, model: SpeechModel) {
+  return speechRequestFields.superRefine((request, ctx) => {
+    if (request.model !== undefined && request.model.replace(/^models\//, '') !== modelId) {
+      refuse(ctx, ['model'], `the body names model "${request.model}" but the path names "${modelId}"`);
+    }
+    if (request.contents.length === 0) refuse(ctx, ['contents'], 'contents must not be empty');
+    const text = speechText(request);
+    if (text.trim().length === 0) refuse(ctx, ['contents'], 'contents must hold at least one non-empty text part');
+    if (text.length > model.maxInputChars) {
+      refuse(ctx, ['contents'], `the text is ${text.length} characters; the limit is ${model.maxInputChars}`);
+    }
+    const config = request.generationConfig;
+    const modalities = config.responseModalities;
+    if (modalities.length !== 1 || modalities[0] !== 'AUDIO') {
+      refuse(ctx, ['generationConfig', 'responseModalities'], 'responseModalities must be ["AUDIO"] for a speech model');
+    }
+    if (!config.speechConfig && !config.imageConfig) {
+      refuse(ctx, ['generationConfig', 'speechConfig'], 'generationConfig needs speechConfig (a voice) for speech');
+    }
+    if (config.speechConfig) checkVoices(config.speechConfig, model, ctx);
+  });
+}

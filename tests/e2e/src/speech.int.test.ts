@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { readWav } from '@relay/jobs';
+import { startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let key: string;
+beforeAll(async () => {
+  stack = await startStack({ api: { JOB_ATTEMPTS: '3' } });
+  ({ key } = await stack.newKey());
+}, 60_000);
+afterAll(async () => stack?.close());
+beforeEach(async () => {
+  await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
+});
+
+const MODEL = 'vendor-2.5-flash-preview-tts';
+const TEXT = 'Say cheerfully: Have a wonderful day!';
+const speechBody = (text = TEXT) => ({
+  contents: [{ role: 'user', parts: [{ text }] }],
+  generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+});
+
+function speak(body: unknown, auth: Record<string, string> | 'query' = { 'x-goog-api-key': key }, action = 'generateContent', query = '') {
+  const q = auth === 'query' ? `?key=${encodeURIComponent(key)}${query ? `&${query}` : ''}` : query ? `?${query}` : '';
+  return fetch(`${stack.url}/v1beta/models/${MODEL}:${action}${q}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(auth === 'query' ? {} : auth) },
+    body: JSON.stringify(body),
+  });
+}
+
+interface GeminiAnswer {
+  candidates: Array<{ content: { role: string; parts: Array<{ inlineData: { mimeType: string; data: string } }> }; finishReason: string; index: number }>;
+  usageMetadata: {
+    promptTokenCount: number;
+    candidatesTokenCount: number;
+    totalTokenCount: number;
+    promptTokensDetails: Array<{ modality: string; tokenCount: number }>;
+    candidatesTokensDetails: Array<{ modality: string; tokenCount: number }>;
+  };
+  modelVersion: string;
+  responseId: string;
+}
+
+const simStats = async () => (await (await fetch(`${stack.sim.url}/_sim/stats`)).json()) as { requests: { speech: number }; statuses: Record<string, number> };
+
+describe('each credential style', () => {
+  test.each<[string, Record<string, string> | 'query']>([
+    ['x-goog-api-key', { 'x-goog-api-key': 'KEY' }],
+    ['?key=', 'query'],
+    ['Authorization: Bearer', { authorization: 'Bearer KEY' }],
+  ])('%s', async (_label, style) => {
+    const auth = style === 'query' ? style : Object.fromEntries(Object.entries(style).map(([k, v]) => [k, v.replace('KEY', key)]));
+    const res = await speak(speechBody(), auth);
+    expect(res.status).toBe(200);
+  });
+
+  test.each<[string, Record<string, string>]>([
+    ['none', {}],
+    ['a wrong key', { 'x-goog-api-key': 'rk_wrong' }],
+    ['a wrong bearer', { authorization: 'Bearer rk_wrong' }],
+  ])('%s -> 401 UNAUTHENTICATED, JSON', async (_label, auth) => {
+    const res = await speak(speechBody(), auth);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED', message: expect.any(String) } });
+  });
+});
+
+test('happy path: Gemini shape, real PCM that grows with the text, a WAV link that plays', async () => {
+  const short = (await (await speak(speechBody('Hello there.'))).json()) as GeminiAnswer;
+  const res = await speak(speechBody(TEXT.repeat(4)));
+  expect(res.status).toBe(200);
+  const answer = (await res.json()) as GeminiAnswer;
+  const candidate = answer.candidates[0]!;
+  expect(candidate).toMatchObject({ finishReason: 'STOP', index: 0, content: { role: 'model' } });
+  const inline = candidate.content.parts[0]!.inlineData;
+  expect(inline.mimeType).toBe('audio/L16;codec=pcm;rate=24000');
+  const pcm = Buffer.from(inline.data, 'base64');
+  const shortPcm = Buffer.from(short.candidates[0]!.content.parts[0]!.inlineData.data, 'base64');
+  expect(pcm.length).toBeGreaterThan(shortPcm.length * 3);
+  expect(pcm.length % 2).toBe(0);
+  expect(answer.modelVersion).toBe(MODEL);
+  expect(answer.responseId).toMatch(/\S+/);
+  const seconds = pcm.length / 2 / 24_000;
+  expect(answer.usageMetadata.candidatesTokensDetails).toEqual([{ modality: 'AUDIO', tokenCount: Math.round(seconds * 25) }]);
+  expect(answer.usageMetadata.promptTokensDetails[0]!.modality).toBe('TEXT');
+  expect(answer.usageMetadata.totalTokenCount).toBe(answer.usageMetadata.promptTokenCount + answer.usageMetadata.candidatesTokenCount);
+
+  const link = res.headers.get('x-relay-audio-url')!;
+  expect(link).toMatch(new RegExp(`^${stack.url}/files/tts_[0-9a-f]{32}-0\\.wav$`));
+  const file = await fetch(link);
+  expect(file.headers.get('content-type')).toBe('audio/wav');
+  const wav = readWav(Buffer.from(await file.arrayBuffer()))!;
+  expect(wav).toMatchObject({ sampleRate: 24_000, channels: 1, bitsPerSample: 16 });
+  expect(wav.pcm.equals(pcm)).toBe(true);
+});
+
+test('streamGenerateContent?alt=sse answers one event holding the whole clip', async () => {
+  const res = await speak(speechBody(), 'query', 'streamGenerateContent', 'alt=sse');
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const text = await res.text();
+  const events = text.split(/\r\n\r\n/).filter(Boolean);
+  expect(events).toHaveLength(1);
+  const event = JSON.parse(events[0]!.replace(/^data: /, '')) as GeminiAnswer;
+  expect(Buffer.from(event.candidates[0]!.content.parts[0]!.inlineData.data, 'base64').length).toBeGreaterThan(1000);
+});
+
+test('429 with RetryInfo (no Retry-After), then success: the client never sees the 429', async () => {
+  await stack.fault({ type: 'error', api: 'speech', status: 429, retryDelay: '0.3s', times: 2 });
+  const started = Date.now();
+  const res = await speak(speechBody());
+  expect(res.status).toBe(200);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+  expect((await simStats()).statuses).toMatchObject({ 429: 2, 200: 1 });
+});
+
+test('500 until the retries run out: 502 in the Google dialect', async () => {
+  await stack.fault({ type: 'error', api: 'speech', status: 500, times: 10 });
+  const res = await speak(speechBody());
+  expect(res.status).toBe(502);
+  expect(res.headers.get('x-should-retry')).toBe('false');
+  expect(await res.json()).toMatchObject({ error: { code: 502, status: 'UNAVAILABLE', message: expect.stringMatching(/after 3 of 3 attempts/) } });
+  expect((await simStats()).requests.speech).toBe(3);
+  await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' });
+});
+
+test('503 overloaded once, then success', async () => {
+  await stack.fault({ type: 'error', api: 'speech', status: 503 });
+  expect((await speak(speechBody())).status).toBe(200);
+});
+
+test('a 200 without audio (finishReason OTHER) is a clear 502, not an empty success', async () => {
+  await stack.fault({ type: 'no-content', api: 'speech' });
+  const res = await speak(speechBody());
+  expect(res.status).toBe(502);
+  const body = (await res.json()) as { error: { message: string } };
+  expect(body.error.message).toMatch(/without audio \(finishReason OTHER\)/);
+  expect((await simStats()).requests.speech).toBe(1);
+});
+
+describe('Google-dialect errors', () => {
+  test('an unknown model in the path is 404 NOT_FOUND', async () => {
+    const res = await fetch(`${stack.url}/v1beta/models/vendor-9-tts:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+      body: JSON.stringify(speechBody()),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+  });
+
+  test('a broken rule is 400 INVALID_ARGUMENT with a field violation', async () => {
+    const body = speechBody();
+    body.generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName = 'Nobody';
+    const res = await speak(body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: {
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [{ field: 'generation_config.speech_config.voice_config.prebuilt_voice_config.voice_name' }],
+          },
+        ],
+      },
+    });
+  });
+
+  test('broken JSON and wrong content types answer in the Google dialect', async () => {
+    const res = await fetch(`${stack.url}/v1beta/models/${MODEL}:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-goog-api-key': key },
+      body: 'hello',
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ error: { code: 415, status: 'INVALID_ARGUMENT' } });
+  });
+});
