@@ -1,6 +1,7 @@
 import express, { type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import type { Billing } from '@relay/billing';
 import { adminRoutes } from './admin/routes.js';
 import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
@@ -23,6 +24,7 @@ export interface ApiDeps {
   queues: Queues;
   store: BlobStore;
   accounts: AccountsStore;
+  billing: Billing;
   log: Logger;
 }
 
@@ -37,7 +39,11 @@ export function createApp(deps: ApiDeps) {
   app.use(accessLog(log.child({ component: 'http' })));
   app.use(healthRoutes(deps.redis, deps.store));
   if (config.ADMIN_TOKEN) {
-    app.use('/admin', adminRoutes(deps.accounts, config.ADMIN_TOKEN, config.BODY_LIMIT_BYTES), errorHandler('openai', log));
+    app.use(
+      '/admin',
+      adminRoutes({ ...deps, prefix: config.REDIS_PREFIX, adminToken: config.ADMIN_TOKEN, bodyLimit: config.BODY_LIMIT_BYTES }),
+      errorHandler('openai', log),
+    );
   }
   app.use(imagesRoutes({ ...deps, publicBase }), errorHandler('openai', log));
   app.use(speechRoutes({ ...deps, publicBase }), errorHandler('google', log));

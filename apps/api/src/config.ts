@@ -26,6 +26,8 @@ export const apiEnvSchema = z.object({
   ADMIN_TOKEN: envString().optional(),
   BODY_LIMIT_BYTES: envInt(1024).default(64 * MiB),
   INPUT_IMAGE_MAX_BYTES: envInt(1024).default(10 * MiB),
+  /** Requests per minute per key unless the key has its own limit (0 = unlimited). */
+  RATE_LIMIT_PER_MINUTE: envInt(0).default(600),
   /** How long a request waits for its job before answering 202 with a job link. */
   WAIT_TIMEOUT_MS: envInt(1_000).default(90_000),
   JOB_ATTEMPTS: envInt(1, 20).default(4),

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBlobStore, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
+import { createBilling } from '@relay/billing';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
 import { closeQueues, openQueues } from './jobs/queues.js';
@@ -25,7 +26,8 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   );
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
-  const app = createApp({ config, catalog, redis, queues, store, accounts, log });
+  const billing = createBilling(redis, config.REDIS_PREFIX);
+  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, log });
 
   const server = createServer(app);
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.

@@ -1,6 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** 100 units of account currency, in micro-units: a few thousand simulated images. */
+const DEMO_CREDIT = 100_000_000;
+
 interface DemoKey {
   accountId: string;
   keyId: string;
@@ -28,6 +31,7 @@ export async function demoKey(apiUrl: string, adminToken: string, dataDir: strin
     if (account.status === 200 && keys.some((k) => k.id === saved.keyId && k.revokedAt === null)) return saved;
   }
   const account = await admin('POST', '/accounts', { name: 'demo' });
+  await admin('POST', `/accounts/${String(account.body.id)}/credits`, { amount: DEMO_CREDIT, note: 'demo funds' });
   const key = await admin('POST', `/accounts/${String(account.body.id)}/keys`, { name: 'demo key' });
   const created = { accountId: String(account.body.id), keyId: String(key.body.id), key: String(key.body.key) };
   writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });

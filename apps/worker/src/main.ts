@@ -2,11 +2,13 @@ import {
   announceReady,
   createBlobStore,
   createLogger,
+  createRedis,
   loadCatalog,
   onShutdown,
   resolveUpstream,
   runMain,
 } from '@relay/core';
+import { createBilling } from '@relay/billing';
 import { bullPrefix } from '@relay/jobs';
 import { loadWorkerConfig } from './config.js';
 import { createImageProcessor } from './images/process-image-job.js';
@@ -20,6 +22,8 @@ await runMain(async () => {
   const catalog = loadCatalog();
   const log = createLogger('worker', config.LOG_LEVEL);
   const store = createBlobStore(config);
+  const redis = createRedis(config.REDIS_URL, 'patient', 'worker-billing', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const billing = createBilling(redis, config.REDIS_PREFIX);
 
   const imageUpstreams: Record<string, ImageGeneration> = {};
   const speechUpstreams: Record<string, SpeechSynthesis> = {};
@@ -34,6 +38,7 @@ await runMain(async () => {
         concurrency: config.IMAGES_CONCURRENCY,
         process: createImageProcessor({
           catalog,
+          billing,
           upstreams: imageUpstreams,
           store,
           copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
@@ -42,13 +47,14 @@ await runMain(async () => {
       },
       speech: {
         concurrency: config.SPEECH_CONCURRENCY,
-        process: createSpeechProcessor({ catalog, upstreams: speechUpstreams, store, log }),
+        process: createSpeechProcessor({ catalog, billing, upstreams: speechUpstreams, store, log }),
       },
     },
     {
       redisUrl: config.REDIS_URL,
       prefix: bullPrefix(config.REDIS_PREFIX),
       rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
+      billing,
       log,
     },
   );
@@ -60,5 +66,6 @@ await runMain(async () => {
     log.info('shutting down: finishing active jobs');
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
+    redis.disconnect();
   });
 });

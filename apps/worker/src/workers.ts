@@ -1,5 +1,6 @@
-import { Queue, Worker, type Job } from 'bullmq';
-import { redisConnectionOptions, type Logger } from '@relay/core';
+import { Queue, QueueEvents, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { AppError, encodeFailure, redisConnectionOptions, type Logger } from '@relay/core';
+import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 
@@ -20,7 +21,16 @@ export interface WorkerSettings {
   redisUrl: string;
   prefix: string;
   rateLimit: { defaultMs: number; maxMs: number };
+  billing: Billing;
   log: Logger;
+}
+
+/** A job runs only while its reservation holds (settled too: a retry after the charge). */
+async function ensureReserved(billing: Billing, job: Job) {
+  const state = await billing.reservationState(job.id!);
+  if (state !== 'reserved' && state !== 'settled') {
+    throw new UnrecoverableError(encodeFailure(new AppError('cancelled', 'the job was cancelled before it started; nothing was charged')));
+  }
 }
 
 export interface RunningWorkers {
@@ -35,15 +45,16 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     const worker = new Worker(
       QUEUES[name],
       async (job: Job) => {
+        await ensureReserved(settings.billing, job);
         try {
           return await setup.process(job);
         } catch (error) {
-          throw await toJobError(error, {
-            queue,
-            attempt: job.attemptsMade + 1,
-            attempts: job.opts.attempts ?? 1,
-            rateLimit: settings.rateLimit,
-          });
+          const attempt = job.attemptsMade + 1;
+          const attempts = job.opts.attempts ?? 1;
+          const failure = await toJobError(error, { queue, attempt, attempts, rateLimit: settings.rateLimit });
+          const final = !(failure instanceof RateLimitError) && (failure instanceof UnrecoverableError || attempt >= attempts);
+          if (final) await settings.billing.release(job.id!);
+          throw failure;
         }
       },
       {
@@ -57,13 +68,16 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     const log = settings.log.child({ queue: name });
     worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'));
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
-    return { queue, worker };
+    // Safety net: a job failed without its processor running (stalled too often) still gets its money back.
+    const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(settings.redisUrl, 'patient'), prefix: settings.prefix });
+    events.on('failed', ({ jobId }) => void settings.billing.release(jobId).catch((err: Error) => log.warn({ jobId, err: err.message }, 'release failed')));
+    return { queue, worker, events };
   });
   return {
     workers: entries.map((e) => e.worker),
     async close() {
       await Promise.all(entries.map((e) => e.worker.close()));
-      await Promise.all(entries.map((e) => e.queue.close()));
+      await Promise.all(entries.flatMap((e) => [e.queue.close(), e.events.close()]));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createLogger, loadCatalog } from '@relay/core';
+import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
 import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
 import { spawnApp, startRedis, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
@@ -22,8 +23,10 @@ export interface Stack {
   env: Env;
   adminToken: string;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
-  /** A fresh account with one key; returns the secret. */
-  newKey(): Promise<{ key: string; keyId: string; accountId: string }>;
+  /** A fresh account holding `balance` micro-units (plenty by default), with one key. */
+  newKey(options?: { balance?: number; rateLimitPerMinute?: number }): Promise<{ key: string; keyId: string; accountId: string }>;
+  /** The account's balance and its ledger, newest first. */
+  account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,7 +54,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const worker = await spawnApp('worker', { ...env, ...options.worker });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
   const api = await startApi(
-    loadApiConfig({ ...env, PORT: '0', ADMIN_TOKEN: adminToken, WAIT_TIMEOUT_MS: '20000', ...options.api }),
+    loadApiConfig({ ...env, PORT: '0', ADMIN_TOKEN: adminToken, WAIT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '0', ...options.api }),
     loadCatalog({}),
     log,
   );
@@ -71,10 +74,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     env,
     adminToken,
     admin,
-    async newKey() {
+    async newKey({ balance = 1_000_000_000_000, rateLimitPerMinute }: { balance?: number; rateLimitPerMinute?: number } = {}) {
       const account = (await (await admin('POST', '/accounts', { name: 'test' })).json()) as { id: string };
-      const key = (await (await admin('POST', `/accounts/${account.id}/keys`, { name: 'test key' })).json()) as { id: string; key: string };
+      if (balance > 0) await admin('POST', `/accounts/${account.id}/credits`, { amount: balance, note: 'test funds' });
+      const key = (await (await admin('POST', `/accounts/${account.id}/keys`, { name: 'test key', rateLimitPerMinute })).json()) as { id: string; key: string };
       return { key: key.key, keyId: key.id, accountId: account.id };
+    },
+    async account(accountId: string) {
+      const account = (await (await admin('GET', `/accounts/${accountId}`)).json()) as { balance: number; reserved: number; spent: number };
+      const usage = (await (await admin('GET', `/accounts/${accountId}/usage?limit=1000`)).json()) as { entries: LedgerEntry[] };
+      return { balance: account.balance, reserved: account.reserved, spent: account.spent, ledger: usage.entries };
     },
     async fault(fault) {
       const res = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });

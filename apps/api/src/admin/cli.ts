@@ -1,19 +1,38 @@
 /**
- * The admin API from a terminal:
+ * The admin API from a terminal (reads ADMIN_URL, default http://127.0.0.1:8080, and ADMIN_TOKEN):
  *   npm run admin -- accounts create <name>
  *   npm run admin -- accounts show <accountId>
- *   npm run admin -- keys create <accountId> <name>
+ *   npm run admin -- credits add <accountId> <micro-units> [note]
+ *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--limit n] [--cursor c]
+ *   npm run admin -- keys list <accountId>
+ *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
- * Reads ADMIN_URL (default http://127.0.0.1:8080) and ADMIN_TOKEN.
  */
+import { parseArgs } from 'node:util';
+
 const usage = `usage:
   accounts create <name>
   accounts show <accountId>
-  keys create <accountId> <name>
+  credits add <accountId> <micro-units> [note]
+  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--limit n] [--cursor c]
+  keys list <accountId>
+  keys create <accountId> <name> [--rate-limit <requests per minute>]
   keys revoke <keyId>`;
 
 const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
 const token = process.env.ADMIN_TOKEN;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    model: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    'rate-limit': { type: 'string' },
+  },
+});
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}/admin${path}`, {
@@ -29,15 +48,29 @@ async function call(method: string, path: string, body?: unknown) {
   console.log(JSON.stringify(JSON.parse(text), null, 2));
 }
 
-const [resource, action, ...args] = process.argv.slice(2);
-const commands: Record<string, () => Promise<void>> = {
-  'accounts create': () => call('POST', '/accounts', { name: args.join(' ') }),
-  'accounts show': () => call('GET', `/accounts/${encodeURIComponent(args[0] ?? '')}`),
-  'keys create': () => call('POST', `/accounts/${encodeURIComponent(args[0] ?? '')}/keys`, { name: args.slice(1).join(' ') }),
-  'keys revoke': () => call('DELETE', `/keys/${encodeURIComponent(args[0] ?? '')}`),
+const id = (value: string | undefined) => encodeURIComponent(value ?? '');
+const [first, second, ...rest] = positionals;
+const query = () => {
+  const q = new URLSearchParams();
+  for (const name of ['from', 'to', 'model', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
+  return q.size ? `?${q}` : '';
 };
 
-const command = commands[`${resource} ${action}`];
+const commands: Record<string, () => Promise<void>> = {
+  'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
+  'accounts show': () => call('GET', `/accounts/${id(rest[0])}`),
+  'credits add': () => call('POST', `/accounts/${id(rest[0])}/credits`, { amount: Number(rest[1]), ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) }),
+  'keys list': () => call('GET', `/accounts/${id(rest[0])}/keys`),
+  'keys create': () =>
+    call('POST', `/accounts/${id(rest[0])}/keys`, {
+      name: rest.slice(1).join(' '),
+      ...(values['rate-limit'] ? { rateLimitPerMinute: Number(values['rate-limit']) } : {}),
+    }),
+  'keys revoke': () => call('DELETE', `/keys/${id(rest[0])}`),
+  usage: () => call('GET', `/accounts/${id(second)}/usage${query()}`),
+};
+
+const command = commands[`${first} ${second}`] ?? (first === 'usage' ? commands.usage : undefined);
 if (!command || !token) {
   console.error(token ? usage : `ADMIN_TOKEN is not set\n${usage}`);
   process.exit(2);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { Caller } from '../http/locals.js';
 import { hashKey, newApiKey, newId } from './keys.js';
 
 export interface Account {
@@ -13,14 +14,16 @@ export interface KeyRecord {
   name: string;
   createdAt: number;
   revokedAt: number | null;
+  /** This key's own requests-per-minute limit; null means the configured default. */
+  rateLimitPerMinute: number | null;
 }
 
 /**
  * Accounts and API keys in Redis:
- *   {p}:account:{id}        hash  id, name, createdAt
+ *   {p}:account:{id}        hash  id, name, createdAt (+ balance, reserved, spent: @relay/billing)
  *   {p}:account:{id}:keys   set   key ids
- *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, hash
- *   {p}:keyhash:{sha256}    hash  keyId, accountId  (removed on revoke: the lookup then fails)
+ *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, rateLimitPerMinute, hash
+ *   {p}:keyhash:{sha256}    hash  keyId, accountId, rateLimitPerMinute (removed on revoke: the lookup then fails)
  */
 export function createAccountsStore(redis: Redis, prefix: string) {
   const k = {
@@ -36,12 +39,13 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     name: h.name ?? '',
     createdAt: Number(h.createdAt),
     revokedAt: h.revokedAt ? Number(h.revokedAt) : null,
+    rateLimitPerMinute: h.rateLimitPerMinute ? Number(h.rateLimitPerMinute) : null,
   });
 
   return {
     async createAccount(name: string): Promise<Account> {
       const account = { id: newId('acct'), name, createdAt: Date.now() };
-      await redis.hset(k.account(account.id), account);
+      await redis.hset(k.account(account.id), { ...account, balance: 0, reserved: 0, spent: 0 });
       return account;
     },
 
@@ -63,15 +67,16 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     },
 
     /** Returns the secret once; afterwards only its hash exists. */
-    async createKey(accountId: string, name: string): Promise<{ record: KeyRecord; secret: string }> {
+    async createKey(accountId: string, name: string, rateLimitPerMinute?: number): Promise<{ record: KeyRecord; secret: string }> {
       const secret = newApiKey();
       const hash = hashKey(secret);
-      const record: KeyRecord = { id: newId('key'), accountId, name, createdAt: Date.now(), revokedAt: null };
+      const record: KeyRecord = { id: newId('key'), accountId, name, createdAt: Date.now(), revokedAt: null, rateLimitPerMinute: rateLimitPerMinute ?? null };
+      const limit = rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute };
       await redis
         .multi()
-        .hset(k.key(record.id), { id: record.id, accountId, name, createdAt: record.createdAt, hash })
+        .hset(k.key(record.id), { id: record.id, accountId, name, createdAt: record.createdAt, hash, ...limit })
         .sadd(k.accountKeys(accountId), record.id)
-        .hset(k.keyHash(hash), { keyId: record.id, accountId })
+        .hset(k.keyHash(hash), { keyId: record.id, accountId, ...limit })
         .exec();
       return { record, secret };
     },
@@ -85,9 +90,10 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     },
 
     /** One round trip per request: the secret's hash leads straight to key and account. */
-    async findCaller(secret: string): Promise<{ keyId: string; accountId: string } | undefined> {
+    async findCaller(secret: string): Promise<Caller | undefined> {
       const h = await redis.hgetall(k.keyHash(hashKey(secret)));
-      return h.keyId && h.accountId ? { keyId: h.keyId, accountId: h.accountId } : undefined;
+      if (!h.keyId || !h.accountId) return undefined;
+      return { keyId: h.keyId, accountId: h.accountId, ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}) };
     },
   };
 }

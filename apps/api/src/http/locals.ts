@@ -2,6 +2,8 @@
 export interface Caller {
   accountId: string;
   keyId: string;
+  /** The key's own limit, when it was given one at creation. */
+  rateLimitPerMinute?: number;
 }
 
 declare global {

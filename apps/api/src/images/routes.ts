@@ -1,12 +1,9 @@
 import express from 'express';
 import type { Job } from 'bullmq';
 import type { BlobStore, Catalog } from '@relay/core';
-import {
-  imageJobResultSchema,
-  imageRequestSchema,
-  newJobId,
-  type ImageJob,
-} from '@relay/jobs';
+import type { Redis } from 'ioredis';
+import { imageCost, type Billing } from '@relay/billing';
+import { imageJobResultSchema, imageRequestSchema, maxImagesOf, newJobId, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
@@ -14,7 +11,9 @@ import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
 import { answer, type Presenter } from '../jobs/answer.js';
 import type { Queues } from '../jobs/queues.js';
-import { addAndWait } from '../jobs/run-job.js';
+import { waitForJob } from '../jobs/run-job.js';
+import { submitJob } from '../jobs/submit.js';
+import { rateLimit } from '../limits/rate-limit.js';
 import { presentImages } from './present.js';
 import { stageInputImages } from './stage-inputs.js';
 
@@ -22,6 +21,8 @@ export interface ImagesDeps {
   config: ApiConfig;
   catalog: Catalog;
   accounts: AccountsStore;
+  billing: Billing;
+  redis: Redis;
   queues: Queues;
   store: BlobStore;
   publicBase: (req: express.Request) => string;
@@ -39,23 +40,32 @@ export function imagesRoutes(deps: ImagesDeps) {
   router.post(
     '/v1/images/generations',
     authenticate(deps.accounts, OPENAI_KEYS),
+    rateLimit(deps.redis, deps.config.REDIS_PREFIX, deps.config.RATE_LIMIT_PER_MINUTE),
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);
       const caller = res.locals.caller!;
       const jobId = newJobId('img');
-      const image = await stageInputImages(deps.store, jobId, request.image, deps.config.INPUT_IMAGE_MAX_BYTES);
-      const payload: ImageJob = {
-        meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
-        request: { ...request, image },
-      };
-      const outcome = await addAndWait<ImageJob, unknown>(
+      const inputCount = request.image === undefined ? 0 : [request.image].flat().length;
+      const maxImages = maxImagesOf(request, inputCount);
+      const job = await submitJob(
+        deps.billing,
         deps.queues.images,
         'generate',
-        jobId,
-        payload,
-        deps.config.WAIT_TIMEOUT_MS,
+        {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          jobId,
+          model: request.model,
+          amount: imageCost(deps.catalog.imageModels[request.model]!, maxImages),
+          units: `${maxImages} images`,
+        },
+        async (): Promise<ImageJob> => ({
+          meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
+          request: { ...request, image: await stageInputImages(deps.store, jobId, request.image, deps.config.INPUT_IMAGE_MAX_BYTES) },
+        }),
       );
+      const outcome = await waitForJob<unknown>(deps.queues.images, job, deps.config.WAIT_TIMEOUT_MS);
       await answer(res, outcome, imagePresenter(deps.store, deps.publicBase(req)), 'openai');
     },
   );

@@ -29,14 +29,3 @@ export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Pro
   if (state === 'failed') return { state, job, error: decodeFailure(job.failedReason) };
   return { state: 'pending', job };
 }
-
-export async function addAndWait<P, R>(
-  handle: QueueHandle,
-  name: string,
-  jobId: string,
-  payload: P,
-  budgetMs: number,
-): Promise<Outcome<R>> {
-  const job = await handle.queue.add(name, payload, { jobId });
-  return waitForJob<R>(handle, job, budgetMs);
-}

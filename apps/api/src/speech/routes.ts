@@ -1,7 +1,9 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
 import { AppError, type BlobStore, type Catalog } from '@relay/core';
-import { newJobId, speechJobResultSchema, speechRequestSchema, type SpeechJob } from '@relay/jobs';
+import type { Redis } from 'ioredis';
+import { speechReservation, type Billing } from '@relay/billing';
+import { newJobId, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
@@ -9,13 +11,17 @@ import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
 import { answer, sendJson, type Presenter, type Sender } from '../jobs/answer.js';
 import type { Queues } from '../jobs/queues.js';
-import { addAndWait } from '../jobs/run-job.js';
+import { waitForJob } from '../jobs/run-job.js';
+import { submitJob } from '../jobs/submit.js';
+import { rateLimit } from '../limits/rate-limit.js';
 import { presentSpeech } from './present.js';
 
 export interface SpeechDeps {
   config: ApiConfig;
   catalog: Catalog;
   accounts: AccountsStore;
+  billing: Billing;
+  redis: Redis;
   queues: Queues;
   store: BlobStore;
   publicBase: (req: Request) => string;
@@ -58,6 +64,7 @@ export function speechRoutes(deps: SpeechDeps) {
   router.post(
     '/v1beta/models/:modelAction',
     authenticate(deps.accounts, GOOGLE_KEYS),
+    rateLimit(deps.redis, deps.config.REDIS_PREFIX, deps.config.RATE_LIMIT_PER_MINUTE),
     (req: Request, res: Response, next: express.NextFunction) => {
       const target = parseModelAction(String(req.params.modelAction));
       if (!target || !deps.catalog.speechModels[target.model]) {
@@ -70,14 +77,29 @@ export function speechRoutes(deps: SpeechDeps) {
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: Request, res: Response) => {
       const { model, action } = res.locals.target as NonNullable<ReturnType<typeof parseModelAction>>;
-      const request = parseOrThrow(speechRequestSchema(model, deps.catalog.speechModels[model]!), req.body);
+      const speechModel = deps.catalog.speechModels[model]!;
+      const request = parseOrThrow(speechRequestSchema(model, speechModel), req.body);
       const caller = res.locals.caller!;
-      const payload: SpeechJob = {
-        meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
-        model,
-        request,
-      };
-      const outcome = await addAndWait<SpeechJob, unknown>(deps.queues.speech, 'synthesize', newJobId('tts'), payload, deps.config.WAIT_TIMEOUT_MS);
+      const chars = speechText(request).length;
+      const job = await submitJob(
+        deps.billing,
+        deps.queues.speech,
+        'synthesize',
+        {
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          jobId: newJobId('tts'),
+          model,
+          amount: speechReservation(speechModel, chars),
+          units: `in:${chars},out:${speechModel.maxOutputTokens}`,
+        },
+        async (): Promise<SpeechJob> => ({
+          meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
+          model,
+          request,
+        }),
+      );
+      const outcome = await waitForJob<unknown>(deps.queues.speech, job, deps.config.WAIT_TIMEOUT_MS);
       const send = action === 'generateContent' ? sendJson : req.query.alt === 'sse' ? sendSse : sendJsonArray;
       await answer(res, outcome, speechPresenter(deps.store, deps.publicBase(req)), 'google', send);
     },

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { imageCost, type Billing } from '@relay/billing';
 import {
   CONTENT_TYPES,
   fileIdOf,
@@ -17,6 +18,7 @@ import { buildArkRequest } from './ark-request.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
+  billing: Billing;
   upstreams: Record<string, ImageGeneration>;
   store: BlobStore;
   copyLimits: CopyLimits;
@@ -88,7 +90,9 @@ export function createImageProcessor(deps: ImageJobDeps) {
       const [w = 0, h = 0] = image.size.split('x').map(Number);
       return sum + Math.round((w * h) / 256);
     }, 0);
-    log.info({ delivered: images.length, failed: failed.length }, 'images stored');
+    // charged for what was delivered and stored, never for what was asked
+    const { charged } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`);
+    log.info({ delivered: images.length, failed: failed.length, charged }, 'images stored');
     return {
       created: generated.created,
       upstreamModel: generated.model,

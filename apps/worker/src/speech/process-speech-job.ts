@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { speechCost, type Billing } from '@relay/billing';
 import {
   CONTENT_TYPES,
   fileIdOf,
@@ -15,6 +16,7 @@ import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
+  billing: Billing;
   upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
   log: Logger;
@@ -46,7 +48,14 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       throw storeError('the audio', cause);
     }
     const durationMs = Math.round((speech.pcm.length / 2 / sampleRate) * 1000);
-    log.info({ durationMs, bytes: wav.length }, 'speech stored');
+    const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
+    const { charged } = await deps.billing.settle(
+      meta.accountId,
+      job.id!,
+      speechCost(model, promptTokenCount, candidatesTokenCount),
+      `in:${promptTokenCount},out:${candidatesTokenCount}`,
+    );
+    log.info({ durationMs, bytes: wav.length, charged }, 'speech stored');
     return {
       file: { index: 0, fileId: fileIdOf(job.id!, 0, 'wav'), bytes: wav.length, contentType: CONTENT_TYPES.wav! },
       mimeType: speech.mimeType,

@@ -86,6 +86,7 @@ export const defaultCatalog = {
       upstreamModel: 'gemini-2.5-flash-preview-tts',
       price: { inputPerMillion: 500_000, outputPerMillion: 10_000_000 },
       maxInputChars: 32_000,
+      maxOutputTokens: 16_384,
       voices: GEMINI_VOICES,
     },
   },

@@ -45,6 +45,8 @@ const speechModelSchema = z.strictObject({
     outputPerMillion: z.number().int().min(0),
   }),
   maxInputChars: z.number().int().positive().default(32_000),
+  /** The model's output allowance in tokens: the reservation assumes all of it is used. */
+  maxOutputTokens: z.number().int().positive().default(16_384),
   voices: z.array(z.string()).min(1),
 });
 

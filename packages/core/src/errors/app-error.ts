@@ -12,6 +12,8 @@ export const errorStatus = {
   unauthorized: 401,
   insufficient_balance: 402,
   not_found: 404,
+  /** The job was cancelled before it started (its client left); nothing was charged. */
+  cancelled: 409,
   idempotency_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

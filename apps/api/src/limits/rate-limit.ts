@@ -1,0 +1,37 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { AppError } from '@relay/core';
+
+/**
+ * Per-key request rate, as a GCRA token bucket in Redis: `limit` requests may come at once,
+ * then one more every 60/limit seconds. Redis's own clock decides, so every api process
+ * sharing the Redis shares the limit. Returns 0 when allowed, else the ms until a retry fits.
+ */
+const GCRA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local next_tat = tat + interval
+local allow_at = next_tat - interval * burst
+if allow_at > now then return math.ceil(allow_at - now) end
+redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now))
+return 0
+`;
+
+export function rateLimit(redis: Redis, prefix: string, defaultPerMinute: number) {
+  return async (_req: Request, res: Response, next: NextFunction) => {
+    const caller = res.locals.caller!;
+    const limit = caller.rateLimitPerMinute ?? defaultPerMinute;
+    if (limit <= 0) return next();
+    const waitMs = Number(await redis.eval(GCRA, 1, `${prefix}:ratelimit:${caller.keyId}`, 60_000 / limit, limit));
+    if (waitMs > 0) {
+      throw new AppError('rate_limited', `rate limit of ${limit} requests per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`, {
+        retryAfterMs: waitMs,
+      });
+    }
+    next();
+  };
+}

@@ -1,0 +1,81 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startRedis, uniqueName, type RedisHandle } from '@relay/testkit';
+import { createBilling, type Billing } from './billing.js';
+import { readLedger } from './ledger.js';
+
+let handle: RedisHandle;
+let redis: Redis;
+let billing: Billing;
+let prefix: string;
+beforeAll(async () => {
+  handle = await startRedis();
+  redis = new Redis(handle.url);
+  prefix = uniqueName('billing');
+  billing = createBilling(redis, prefix);
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await handle?.stop();
+});
+
+async function account(balance: number) {
+  const id = uniqueName('acct');
+  await redis.hset(`${prefix}:account:${id}`, { id, balance: 0, reserved: 0, spent: 0 });
+  if (balance) await billing.credit(id, balance, 'opening');
+  return id;
+}
+const reservation = (accountId: string, jobId: string, amount: number) => ({ accountId, keyId: 'key_1', jobId, model: 'm', amount, units: '1' });
+
+test('200 concurrent reservations against a balance for exactly 50: 50 pass, never below zero', async () => {
+  const id = await account(50 * 30_000);
+  const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => billing.reserve(reservation(id, `job-a-${i}`, 30_000))));
+  expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(50);
+  const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  expect(refused).toHaveLength(150);
+  expect(refused.every((r) => r.reason.status === 402)).toBe(true);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 0, reserved: 1_500_000, spent: 0 });
+});
+
+test('settle charges what was delivered, releases the rest, and only once', async () => {
+  const id = await account(1_000_000);
+  await billing.reserve(reservation(id, 'job-b', 15 * 40_000));
+  expect(await billing.settle(id, 'job-b', 2 * 40_000, '2')).toEqual({ applied: true, charged: 80_000 });
+  // the repeat reports the job's charge but applies nothing
+  expect(await billing.settle(id, 'job-b', 2 * 40_000, '2')).toEqual({ applied: false, charged: 80_000 });
+  expect((await billing.release('job-b')).applied).toBe(false);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 920_000, reserved: 0, spent: 80_000 });
+  expect(await billing.reservationState('job-b')).toBe('settled');
+});
+
+test('a charge never exceeds its reservation; release gives everything back', async () => {
+  const id = await account(100);
+  await billing.reserve(reservation(id, 'job-c', 60));
+  expect((await billing.settle(id, 'job-c', 500, '9')).charged).toBe(60);
+  await billing.reserve(reservation(id, 'job-d', 40));
+  expect((await billing.release('job-d')).applied).toBe(true);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 40, reserved: 0, spent: 60 });
+});
+
+test('reserving twice for one job holds the money once', async () => {
+  const id = await account(100);
+  await billing.reserve(reservation(id, 'job-e', 70));
+  await billing.reserve(reservation(id, 'job-e', 70));
+  expect(await billing.balanceOf(id)).toMatchObject({ balance: 30, reserved: 70 });
+});
+
+test('debits stop at zero; the ledger sums to the balance and pages newest first', async () => {
+  const id = await account(500);
+  await expect(billing.credit(id, -501)).rejects.toMatchObject({ status: 400 });
+  await billing.reserve(reservation(id, 'job-f', 200));
+  await billing.settle(id, 'job-f', 150, '1');
+  await billing.credit(id, -100, 'correction');
+  const { entries } = await readLedger(redis, prefix, id, { limit: 100 });
+  expect(entries.map((e) => e.type)).toEqual(['credit', 'settle', 'reserve', 'credit']);
+  expect(entries.reduce((sum, e) => sum + e.amount, 0)).toBe((await billing.balanceOf(id))!.balance);
+  expect(entries[1]).toMatchObject({ charged: 150, jobId: 'job-f', amount: 50 });
+  const page1 = await readLedger(redis, prefix, id, { limit: 2 });
+  const page2 = await readLedger(redis, prefix, id, { limit: 2, cursor: page1.nextCursor! });
+  expect([...page1.entries, ...page2.entries].map((e) => e.id)).toEqual(entries.map((e) => e.id));
+  expect((await readLedger(redis, prefix, id, { limit: 10, model: 'm' })).entries).toHaveLength(2);
+});

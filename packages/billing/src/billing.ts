@@ -1,0 +1,95 @@
+import type { Redis } from 'ioredis';
+import { AppError } from '@relay/core';
+import { CLOSE, CREDIT, RESERVE } from './scripts.js';
+
+export interface Reservation {
+  accountId: string;
+  keyId: string;
+  jobId: string;
+  model: string;
+  /** Micro-units held: the most the request can cost. */
+  amount: number;
+  /** What was reserved for, in the model's billing units (images, or "in:…,out:…" tokens). */
+  units: string;
+}
+
+export interface Balance {
+  balance: number;
+  reserved: number;
+  spent: number;
+}
+
+export interface Billing {
+  /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */
+  reserve(r: Reservation): Promise<{ balance: number; reserved: number }>;
+  /** Charges what was delivered (at most the reservation) and releases the rest; a second call changes nothing. */
+  settle(accountId: string, jobId: string, charge: number, units: string): Promise<{ charged: number; applied: boolean }>;
+  /** Gives the whole reservation back (failure, cancel before start); a second call changes nothing. */
+  release(jobId: string): Promise<{ applied: boolean }>;
+  /** `reserved` while the job may still run and be charged; a job without one must not run. */
+  reservationState(jobId: string): Promise<'reserved' | 'settled' | 'released' | undefined>;
+  credit(accountId: string, amount: number, note?: string): Promise<{ balance: number }>;
+  balanceOf(accountId: string): Promise<Balance | undefined>;
+}
+
+/** How long a closed reservation stays readable for audits. */
+const CLOSED_RETENTION_SECONDS = 7 * 86_400;
+
+export const billingKeys = (prefix: string) => ({
+  account: (accountId: string) => `${prefix}:account:${accountId}`,
+  reservation: (jobId: string) => `${prefix}:reservation:${jobId}`,
+  ledger: (accountId: string) => `${prefix}:ledger:${accountId}`,
+});
+
+const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Number);
+
+export function createBilling(redis: Redis, prefix: string): Billing {
+  const keys = billingKeys(prefix);
+  const close = async (type: 'settle' | 'release', accountId: string, jobId: string, charge: number, units: string) => {
+    const [status = -1, , , charged = 0] = asNumbers(
+      await redis.eval(CLOSE, 3, keys.reservation(jobId), keys.account(accountId), keys.ledger(accountId), type, charge, units, CLOSED_RETENTION_SECONDS),
+    );
+    return { applied: status === 1, charged, missing: status === -1 };
+  };
+
+  return {
+    async reserve(r) {
+      const [status, balance = 0, reserved = 0] = asNumbers(
+        await redis.eval(RESERVE, 3, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units),
+      );
+      if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
+      if (status === 0) {
+        throw new AppError(
+          'insufficient_balance',
+          `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`,
+        );
+      }
+      return { balance, reserved };
+    },
+    async settle(accountId, jobId, charge, units) {
+      const { applied, charged } = await close('settle', accountId, jobId, Math.max(0, Math.round(charge)), units);
+      return { applied, charged };
+    },
+    async release(jobId) {
+      const accountId = await redis.hget(keys.reservation(jobId), 'accountId');
+      if (!accountId) return { applied: false };
+      const { applied } = await close('release', accountId, jobId, 0, '');
+      return { applied };
+    },
+    async reservationState(jobId) {
+      const state = await redis.hget(keys.reservation(jobId), 'state');
+      return (state ?? undefined) as 'reserved' | 'settled' | 'released' | undefined;
+    },
+    async credit(accountId, amount, note = '') {
+      const [status, balance = 0] = asNumbers(await redis.eval(CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note));
+      if (status === -1) throw new AppError('not_found', `no account ${accountId}`);
+      if (status === 0) throw new AppError('invalid_request', `a debit of ${-amount} would leave the balance (${balance}) below zero`, { param: 'amount' });
+      return { balance };
+    },
+    async balanceOf(accountId) {
+      const [balance, reserved, spent] = await redis.hmget(keys.account(accountId), 'balance', 'reserved', 'spent');
+      const exists = await redis.exists(keys.account(accountId));
+      return exists ? { balance: Number(balance ?? 0), reserved: Number(reserved ?? 0), spent: Number(spent ?? 0) } : undefined;
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './billing.js';
+export * from './prices.js';
+export * from './ledger.js';

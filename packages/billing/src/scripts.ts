@@ -1,0 +1,63 @@
+/**
+ * Every balance change is one Lua script: the check, the change and its ledger entry happen
+ * atomically, so concurrent requests can never overdraw an account and a repeated settlement
+ * (a worker retry, a duplicate event) finds the reservation already closed and does nothing.
+ *
+ * Account hash fields: balance (available micro-units), reserved (held for running jobs),
+ * spent (lifetime charges). Ledger entries' `amount` is the change of `balance`.
+ */
+
+/** KEYS: account, reservation, ledger. ARGV: amount, accountId, keyId, jobId, model, units. */
+export const RESERVE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {2, tonumber(redis.call('HGET', KEYS[1], 'balance') or '0'), tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
+end
+local amount = tonumber(ARGV[1])
+local balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')} end
+balance = redis.call('HINCRBY', KEYS[1], 'balance', -amount)
+local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
+redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
+  'amount', amount, 'units', ARGV[6], 'state', 'reserved')
+redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
+  'model', ARGV[5], 'units', ARGV[6], 'amount', -amount, 'charged', 0, 'balance', balance, 'reserved', reserved)
+return {1, balance, reserved}
+`;
+
+/**
+ * Closes a reservation: charges min(charge, reserved amount) and gives back the rest.
+ * A release is a settlement with charge 0. KEYS: reservation, account, ledger.
+ * ARGV: type (settle|release), charge, units, retentionSeconds.
+ */
+export const CLOSE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return {-1, 0, 0, 0} end
+if state ~= 'reserved' then return {0, 0, 0, tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')} end
+local amount = tonumber(redis.call('HGET', KEYS[1], 'amount'))
+local charge = math.min(tonumber(ARGV[2]), amount)
+local refund = amount - charge
+local balance = redis.call('HINCRBY', KEYS[2], 'balance', refund)
+local reserved = redis.call('HINCRBY', KEYS[2], 'reserved', -amount)
+redis.call('HINCRBY', KEYS[2], 'spent', charge)
+local closed = ARGV[1] == 'settle' and 'settled' or 'released'
+redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model')
+redis.call('XADD', KEYS[3], '*', 'type', ARGV[1], 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
+  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved)
+return {1, balance, reserved, charge}
+`;
+
+/** KEYS: account, ledger. ARGV: amount (may be negative, never below zero), accountId, note. */
+export const CREDIT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+local amount = tonumber(ARGV[1])
+local balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+local reserved = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')
+if balance + amount < 0 then return {0, balance, reserved} end
+balance = redis.call('HINCRBY', KEYS[1], 'balance', amount)
+redis.call('XADD', KEYS[2], '*', 'type', 'credit', 'accountId', ARGV[2], 'keyId', '', 'jobId', '', 'model', '',
+  'units', '', 'note', ARGV[3], 'amount', amount, 'charged', 0, 'balance', balance, 'reserved', reserved)
+return {1, balance, reserved}
+`;
