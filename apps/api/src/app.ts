@@ -13,6 +13,10 @@ import { errorHandler } from './http/errors.js';
 import './http/locals.js';
 import { requestId } from './http/request-id.js';
 import { imagePresenter, imagesRoutes } from './images/routes.js';
+import { createDepthGuard } from './jobs/depth-guard.js';
+import type { JobRequestDeps, JobRoute } from './jobs/handle-job-request.js';
+import { createIdempotency } from './jobs/idempotency.js';
+import type { Lifecycle } from './jobs/lifecycle.js';
 import type { Queues } from './jobs/queues.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
@@ -25,6 +29,7 @@ export interface ApiDeps {
   store: BlobStore;
   accounts: AccountsStore;
   billing: Billing;
+  lifecycle: Lifecycle;
   log: Logger;
 }
 
@@ -45,8 +50,19 @@ export function createApp(deps: ApiDeps) {
       errorHandler('openai', log),
     );
   }
-  app.use(imagesRoutes({ ...deps, publicBase }), errorHandler('openai', log));
-  app.use(speechRoutes({ ...deps, publicBase }), errorHandler('google', log));
+  const jobs: JobRequestDeps = {
+    billing: deps.billing,
+    idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
+    lifecycle: deps.lifecycle,
+    wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
+    log,
+  };
+  const routes: Record<'images' | 'speech', JobRoute> = {
+    images: { kind: 'img', handle: deps.queues.images, guard: createDepthGuard(deps.queues.images), jobName: 'generate', dialect: 'openai' },
+    speech: { kind: 'tts', handle: deps.queues.speech, guard: createDepthGuard(deps.queues.speech), jobName: 'synthesize', dialect: 'google' },
+  };
+  app.use(imagesRoutes({ ...deps, jobs, route: routes.images, publicBase }), errorHandler('openai', log));
+  app.use(speechRoutes({ ...deps, jobs, route: routes.speech, publicBase }), errorHandler('google', log));
   app.use(
     jobsRoutes(deps.accounts, GOOGLE_KEYS, {
       img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },

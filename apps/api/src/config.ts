@@ -29,7 +29,11 @@ export const apiEnvSchema = z.object({
   /** Requests per minute per key unless the key has its own limit (0 = unlimited). */
   RATE_LIMIT_PER_MINUTE: envInt(0).default(600),
   /** How long a request waits for its job before answering 202 with a job link. */
-  WAIT_TIMEOUT_MS: envInt(1_000).default(90_000),
+  WAIT_TIMEOUT_MS: envInt(0).default(90_000),
+  /** The most a caller may ask for with `Prefer: wait=N`. */
+  MAX_WAIT_MS: envInt(0).default(300_000),
+  /** How long an Idempotency-Key is remembered. */
+  IDEMPOTENCY_TTL_SECONDS: envInt(60).default(86_400),
   JOB_ATTEMPTS: envInt(1, 20).default(4),
   JOB_BACKOFF_MS: envInt(0).default(1_000),
   /** How long finished jobs and their results stay fetchable. */

@@ -1,10 +1,12 @@
 import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { createBlobStore, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
+import { createLifecycle } from './jobs/lifecycle.js';
 import { closeQueues, openQueues } from './jobs/queues.js';
 
 export interface RunningApi {
@@ -27,7 +29,8 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
-  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, log });
+  const lifecycle = createLifecycle();
+  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, log });
 
   const server = createServer(app);
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
@@ -40,15 +43,18 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
 
   return {
     url,
+    /**
+     * Stops accepting connections, lets waiting requests finish within SHUTDOWN_GRACE_MS, then
+     * answers the ones still waiting with 202 and their job link (the jobs go on in the workers).
+     */
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => {
-          server.closeAllConnections();
-          resolve();
-        }, config.SHUTDOWN_GRACE_MS).unref();
-      });
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const graceOver = sleep(config.SHUTDOWN_GRACE_MS, undefined, { ref: false });
+      await Promise.race([drained, graceOver]);
+      lifecycle.stopWaiting();
+      await Promise.race([drained, sleep(5_000, undefined, { ref: false })]);
+      server.closeAllConnections();
       await closeQueues(queues);
       redis.disconnect();
     },

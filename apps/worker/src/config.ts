@@ -7,6 +7,21 @@ export const workerEnvSchema = z.object({
   /** Jobs one worker process runs at once per queue. */
   IMAGES_CONCURRENCY: envInt(1, 1_000).default(8),
   SPEECH_CONCURRENCY: envInt(1, 1_000).default(8),
+  /**
+   * Limits on the upstream calls of each queue, across every worker process (0 = none):
+   * calls at once (BullMQ global concurrency) and calls per minute (BullMQ limiter, spread
+   * evenly so a burst reaches the upstream as a steady stream).
+   */
+  IMAGES_MAX_CONCURRENT: envInt(0).default(0),
+  IMAGES_MAX_PER_MINUTE: envInt(0).default(0),
+  SPEECH_MAX_CONCURRENT: envInt(0).default(0),
+  SPEECH_MAX_PER_MINUTE: envInt(0).default(0),
+  /** Overrides every upstream's own timeout when set. */
+  UPSTREAM_TIMEOUT_MS: envInt(100).optional(),
+  /** A job whose worker stops renewing its lock this long is taken over by another worker. */
+  JOB_LOCK_MS: envInt(1_000).default(30_000),
+  /** How often workers look for such stalled jobs. */
+  STALLED_CHECK_MS: envInt(500).default(30_000),
   /** Pause after an upstream 429 that names no delay (Ark sends no Retry-After). */
   UPSTREAM_RATE_LIMIT_DELAY_MS: envInt(0).default(2_000),
   /** Upper bound on any delay an upstream asks for. */

@@ -27,15 +27,18 @@ await runMain(async () => {
 
   const imageUpstreams: Record<string, ImageGeneration> = {};
   const speechUpstreams: Record<string, SpeechSynthesis> = {};
-  for (const [name, upstream] of Object.entries(catalog.upstreams)) {
-    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(resolveUpstream(upstream));
-    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(resolveUpstream(upstream));
+  for (const [name, configured] of Object.entries(catalog.upstreams)) {
+    const upstream = { ...resolveUpstream(configured), timeoutMs: config.UPSTREAM_TIMEOUT_MS ?? configured.timeoutMs };
+    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(upstream);
+    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(upstream);
   }
 
   const running = createWorkers(
     {
       images: {
         concurrency: config.IMAGES_CONCURRENCY,
+        maxConcurrent: config.IMAGES_MAX_CONCURRENT,
+        maxPerMinute: config.IMAGES_MAX_PER_MINUTE,
         process: createImageProcessor({
           catalog,
           billing,
@@ -47,12 +50,16 @@ await runMain(async () => {
       },
       speech: {
         concurrency: config.SPEECH_CONCURRENCY,
+        maxConcurrent: config.SPEECH_MAX_CONCURRENT,
+        maxPerMinute: config.SPEECH_MAX_PER_MINUTE,
         process: createSpeechProcessor({ catalog, billing, upstreams: speechUpstreams, store, log }),
       },
     },
     {
       redisUrl: config.REDIS_URL,
       prefix: bullPrefix(config.REDIS_PREFIX),
+      lockMs: config.JOB_LOCK_MS,
+      stalledCheckMs: config.STALLED_CHECK_MS,
       rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
       billing,
       log,

@@ -4,14 +4,27 @@ import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 
-/** A limiter that never binds by itself: it only enables the manual pauses. */
-const NO_LIMIT = 1_000_000_000;
+/**
+ * BullMQ's limiter counts job starts in fixed windows. One start per 60000/(n-1) ms keeps any
+ * sliding minute at n or fewer, where n per 60 s could let 2n through around a window edge.
+ * Without a limit the limiter still has to exist: BullMQ honours queue.rateLimit() (the pause
+ * after an upstream 429) only when one is set.
+ */
+function limiterFor(maxPerMinute: number) {
+  if (maxPerMinute <= 0) return { max: 1_000_000_000, duration: 60_000 };
+  if (maxPerMinute === 1) return { max: 1, duration: 60_000 };
+  return { max: 1, duration: Math.ceil(60_000 / (maxPerMinute - 1)) };
+}
 
 export type Processor<Q extends QueueName> = (job: Job) => Promise<Result<Q>>;
 
 export interface QueueSetup<Q extends QueueName> {
   process: Processor<Q>;
+  /** Jobs this process runs at once. */
   concurrency: number;
+  /** Across all processes: upstream calls at once, and per minute (0 = unlimited). */
+  maxConcurrent: number;
+  maxPerMinute: number;
 }
 
 /** A queue without a processor is a compile error: every queue of the contract must be served. */
@@ -20,6 +33,8 @@ export type Processors = { [Q in QueueName]: QueueSetup<Q> };
 export interface WorkerSettings {
   redisUrl: string;
   prefix: string;
+  lockMs: number;
+  stalledCheckMs: number;
   rateLimit: { defaultMs: number; maxMs: number };
   billing: Billing;
   log: Logger;
@@ -61,8 +76,9 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         connection: redisConnectionOptions(settings.redisUrl, 'patient'),
         prefix: settings.prefix,
         concurrency: setup.concurrency,
-        // BullMQ honours queue.rateLimit() (our pause on upstream 429s) only when a limiter is set
-        limiter: { max: NO_LIMIT, duration: 60_000 },
+        limiter: limiterFor(setup.maxPerMinute),
+        lockDuration: settings.lockMs,
+        stalledInterval: settings.stalledCheckMs,
       },
     );
     const log = settings.log.child({ queue: name });
@@ -71,6 +87,9 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     // Safety net: a job failed without its processor running (stalled too often) still gets its money back.
     const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(settings.redisUrl, 'patient'), prefix: settings.prefix });
     events.on('failed', ({ jobId }) => void settings.billing.release(jobId).catch((err: Error) => log.warn({ jobId, err: err.message }, 'release failed')));
+    void (setup.maxConcurrent > 0 ? queue.setGlobalConcurrency(setup.maxConcurrent) : queue.removeGlobalConcurrency()).catch(
+      (err: Error) => log.warn({ err: err.message }, 'could not set the global concurrency'),
+    );
     return { queue, worker, events };
   });
   return {

@@ -1,18 +1,17 @@
 import express from 'express';
 import type { Job } from 'bullmq';
-import type { BlobStore, Catalog } from '@relay/core';
 import type { Redis } from 'ioredis';
-import { imageCost, type Billing } from '@relay/billing';
-import { imageJobResultSchema, imageRequestSchema, maxImagesOf, newJobId, type ImageJob } from '@relay/jobs';
+import type { BlobStore, Catalog } from '@relay/core';
+import { imageCost } from '@relay/billing';
+import { imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
-import { answer, type Presenter } from '../jobs/answer.js';
-import type { Queues } from '../jobs/queues.js';
-import { waitForJob } from '../jobs/run-job.js';
-import { submitJob } from '../jobs/submit.js';
+import type { Presenter } from '../jobs/answer.js';
+import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
+import { fingerprint } from '../jobs/idempotency.js';
 import { rateLimit } from '../limits/rate-limit.js';
 import { presentImages } from './present.js';
 import { stageInputImages } from './stage-inputs.js';
@@ -21,10 +20,10 @@ export interface ImagesDeps {
   config: ApiConfig;
   catalog: Catalog;
   accounts: AccountsStore;
-  billing: Billing;
   redis: Redis;
-  queues: Queues;
   store: BlobStore;
+  jobs: JobRequestDeps;
+  route: JobRoute;
   publicBase: (req: express.Request) => string;
 }
 
@@ -45,28 +44,20 @@ export function imagesRoutes(deps: ImagesDeps) {
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);
       const caller = res.locals.caller!;
-      const jobId = newJobId('img');
-      const inputCount = request.image === undefined ? 0 : [request.image].flat().length;
-      const maxImages = maxImagesOf(request, inputCount);
-      const job = await submitJob(
-        deps.billing,
-        deps.queues.images,
-        'generate',
-        {
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          jobId,
+      const maxImages = maxImagesOf(request, request.image === undefined ? 0 : [request.image].flat().length);
+      await handleJobRequest(req, res, deps.jobs, deps.route, {
+        reservation: {
           model: request.model,
           amount: imageCost(deps.catalog.imageModels[request.model]!, maxImages),
           units: `${maxImages} images`,
         },
-        async (): Promise<ImageJob> => ({
+        fingerprint: fingerprint(req.path, request),
+        prepare: async (jobId): Promise<ImageJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
           request: { ...request, image: await stageInputImages(deps.store, jobId, request.image, deps.config.INPUT_IMAGE_MAX_BYTES) },
         }),
-      );
-      const outcome = await waitForJob<unknown>(deps.queues.images, job, deps.config.WAIT_TIMEOUT_MS);
-      await answer(res, outcome, imagePresenter(deps.store, deps.publicBase(req)), 'openai');
+        present: imagePresenter(deps.store, deps.publicBase(req)),
+      });
     },
   );
   return router;

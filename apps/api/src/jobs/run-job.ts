@@ -8,13 +8,16 @@ export type Outcome<R> =
   | { state: 'pending'; job: Job };
 
 /**
- * Waits up to `budgetMs` for a job. A rejection from waitUntilFinished means either the job
- * failed or the wait ended (budget, shutdown); the job's own state tells which.
+ * Waits up to `budgetMs` for a job, or until `stop` fires (api shutdown). A rejection from
+ * waitUntilFinished means the job failed or the wait ended; the job's own state tells which.
  */
-export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: number): Promise<Outcome<R>> {
+export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: number, stop?: AbortSignal): Promise<Outcome<R>> {
+  if (budgetMs <= 0 || stop?.aborted) return settledOutcome<R>(handle, job.id!);
+  const stopped = new Promise<void>((resolve) => stop?.addEventListener('abort', () => resolve(), { once: true }));
   try {
-    const result = (await job.waitUntilFinished(handle.events, budgetMs)) as R;
-    return { state: 'completed', job, result };
+    const result = await Promise.race([job.waitUntilFinished(handle.events, budgetMs) as Promise<R>, stopped]);
+    if (stop?.aborted) return settledOutcome<R>(handle, job.id!);
+    return { state: 'completed', job, result: result as R };
   } catch {
     return settledOutcome<R>(handle, job.id!);
   }
@@ -28,4 +31,19 @@ export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Pro
   if (state === 'completed') return { state, job, result: job.returnvalue as R };
   if (state === 'failed') return { state, job, error: decodeFailure(job.failedReason) };
   return { state: 'pending', job };
+}
+
+/**
+ * Removes a job that has not started yet (a client that left before its turn). Returns false
+ * once a worker holds it: BullMQ refuses to remove a locked job, so the check cannot race.
+ */
+export async function removeIfNotStarted(job: Job): Promise<boolean> {
+  const state = await job.getState();
+  if (!['waiting', 'wait', 'prioritized'].includes(state) || job.attemptsMade > 0) return false;
+  try {
+    await job.remove();
+    return true;
+  } catch {
+    return false;
+  }
 }

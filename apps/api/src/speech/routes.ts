@@ -1,18 +1,17 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
-import { AppError, type BlobStore, type Catalog } from '@relay/core';
 import type { Redis } from 'ioredis';
-import { speechReservation, type Billing } from '@relay/billing';
-import { newJobId, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
+import { AppError, type BlobStore, type Catalog } from '@relay/core';
+import { speechReservation } from '@relay/billing';
+import { speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
-import { answer, sendJson, type Presenter, type Sender } from '../jobs/answer.js';
-import type { Queues } from '../jobs/queues.js';
-import { waitForJob } from '../jobs/run-job.js';
-import { submitJob } from '../jobs/submit.js';
+import { sendJson, type Presenter, type Sender } from '../jobs/answer.js';
+import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
+import { fingerprint } from '../jobs/idempotency.js';
 import { rateLimit } from '../limits/rate-limit.js';
 import { presentSpeech } from './present.js';
 
@@ -20,10 +19,10 @@ export interface SpeechDeps {
   config: ApiConfig;
   catalog: Catalog;
   accounts: AccountsStore;
-  billing: Billing;
   redis: Redis;
-  queues: Queues;
   store: BlobStore;
+  jobs: JobRequestDeps;
+  route: JobRoute;
   publicBase: (req: Request) => string;
 }
 
@@ -49,14 +48,13 @@ const sendSse: Sender = (res, body) => {
 const sendJsonArray: Sender = (res, body) => void res.json([body]);
 
 const ACTIONS = ['generateContent', 'streamGenerateContent'] as const;
+type Target = { model: string; action: (typeof ACTIONS)[number] };
 
 /** `vendor-2.5-flash-preview-tts:generateContent` -> model and action. */
-function parseModelAction(value: string) {
+function parseModelAction(value: string): Target | undefined {
   const at = value.lastIndexOf(':');
   const action = value.slice(at + 1);
-  return at > 0 && (ACTIONS as readonly string[]).includes(action)
-    ? { model: value.slice(0, at), action: action as (typeof ACTIONS)[number] }
-    : undefined;
+  return at > 0 && (ACTIONS as readonly string[]).includes(action) ? { model: value.slice(0, at), action: action as Target['action'] } : undefined;
 }
 
 export function speechRoutes(deps: SpeechDeps) {
@@ -76,32 +74,22 @@ export function speechRoutes(deps: SpeechDeps) {
     },
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: Request, res: Response) => {
-      const { model, action } = res.locals.target as NonNullable<ReturnType<typeof parseModelAction>>;
+      const { model, action } = res.locals.target as Target;
       const speechModel = deps.catalog.speechModels[model]!;
       const request = parseOrThrow(speechRequestSchema(model, speechModel), req.body);
       const caller = res.locals.caller!;
       const chars = speechText(request).length;
-      const job = await submitJob(
-        deps.billing,
-        deps.queues.speech,
-        'synthesize',
-        {
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          jobId: newJobId('tts'),
-          model,
-          amount: speechReservation(speechModel, chars),
-          units: `in:${chars},out:${speechModel.maxOutputTokens}`,
-        },
-        async (): Promise<SpeechJob> => ({
+      await handleJobRequest(req, res, deps.jobs, deps.route, {
+        reservation: { model, amount: speechReservation(speechModel, chars), units: `in:${chars},out:${speechModel.maxOutputTokens}` },
+        fingerprint: fingerprint(`/v1beta/models/${model}`, request),
+        prepare: async (): Promise<SpeechJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
           model,
           request,
         }),
-      );
-      const outcome = await waitForJob<unknown>(deps.queues.speech, job, deps.config.WAIT_TIMEOUT_MS);
-      const send = action === 'generateContent' ? sendJson : req.query.alt === 'sse' ? sendSse : sendJsonArray;
-      await answer(res, outcome, speechPresenter(deps.store, deps.publicBase(req)), 'google', send);
+        present: speechPresenter(deps.store, deps.publicBase(req)),
+        send: action === 'generateContent' ? sendJson : req.query.alt === 'sse' ? sendSse : sendJsonArray,
+      });
     },
   );
   return router;

@@ -1,0 +1,119 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Job } from 'bullmq';
+import type { Request, Response } from 'express';
+import { AppError, type Logger } from '@relay/core';
+import type { Billing, Reservation } from '@relay/billing';
+import { newJobId, type JobKind } from '@relay/jobs';
+import type { Dialect } from '../http/dialects.js';
+import { parsePrefer, waitBudget } from '../http/prefer.js';
+import { answer, sendJson, type Presenter, type Sender } from './answer.js';
+import type { DepthGuard } from './depth-guard.js';
+import type { Idempotency } from './idempotency.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { QueueHandle } from './queues.js';
+import { removeIfNotStarted, waitForJob } from './run-job.js';
+import { submitJob } from './submit.js';
+
+export interface JobRequestDeps {
+  billing: Billing;
+  idempotency: Idempotency;
+  lifecycle: Lifecycle;
+  wait: { defaultMs: number; maxMs: number };
+  log: Logger;
+}
+
+/** One queue as an endpoint sees it. */
+export interface JobRoute {
+  kind: JobKind;
+  handle: QueueHandle;
+  guard: DepthGuard;
+  jobName: string;
+  dialect: Dialect;
+}
+
+export interface JobSpec<P> {
+  reservation: Omit<Reservation, 'jobId' | 'accountId' | 'keyId'>;
+  /** What the request asked, for Idempotency-Key comparisons. */
+  fingerprint: string;
+  /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
+  prepare: (jobId: string) => Promise<P>;
+  present: Presenter<unknown>;
+  send?: Sender;
+}
+
+/** The job an earlier request with the same Idempotency-Key made, once it is in the queue. */
+async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: string, key: string, jobId: string): Promise<Job | undefined> {
+  for (let i = 0; i < 200; i++) {
+    const job = await route.handle.queue.getJob(jobId);
+    if (job) return job;
+    if (!(await idem.stillNames(accountId, key, jobId))) return undefined;
+    await sleep(50);
+  }
+  throw new AppError('unavailable', 'an earlier request with this Idempotency-Key is still being admitted; retry shortly', { retryAfterMs: 1_000 });
+}
+
+/**
+ * The job this request is answered from: the one an earlier request with the same
+ * Idempotency-Key made (a replay), or a new one, admitted through the depth guard and the
+ * reservation. A key whose first request never got its job queued is claimed afresh.
+ */
+async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, idemKey?: string) {
+  const caller = res.locals.caller!;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const jobId = newJobId(route.kind);
+    if (idemKey) {
+      const claim = await deps.idempotency.claim(caller.accountId, idemKey, spec.fingerprint, jobId);
+      if (claim.kind === 'conflict') {
+        throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key', { retryable: false });
+      }
+      if (claim.kind === 'existing') {
+        const job = await awaitClaimedJob(route, deps.idempotency, caller.accountId, idemKey, claim.jobId);
+        if (job) return { job, fresh: false };
+        continue;
+      }
+    }
+    try {
+      await route.guard(budgetMs);
+      const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
+      return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, () => spec.prepare(jobId)), fresh: true };
+    } catch (error) {
+      if (idemKey) await deps.idempotency.forget(caller.accountId, idemKey, jobId).catch(() => undefined);
+      throw error;
+    }
+  }
+  throw new AppError('unavailable', 'could not admit the request; retry shortly', { retryAfterMs: 1_000 });
+}
+
+/**
+ * The path every generation takes after validation: Idempotency-Key, the queue-depth guard,
+ * reservation and queueing, waiting within the caller's budget (Prefer), cancelling when the
+ * caller leaves before the job started, and the answer (200, error, or 202 with the job).
+ */
+export async function handleJobRequest<P>(req: Request, res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>) {
+  const { budgetMs, applied } = waitBudget(parsePrefer(req), deps.wait.defaultMs, deps.wait.maxMs);
+  if (applied) res.set('Preference-Applied', applied);
+  const idemKey = req.get('idempotency-key');
+  if (idemKey !== undefined && (idemKey.length === 0 || idemKey.length > 255)) {
+    throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', { param: 'Idempotency-Key' });
+  }
+  const { job, fresh } = await admit(res, deps, route, spec, budgetMs, idemKey);
+  if (fresh) onClientGone(res, job, deps, idemKey);
+  else res.set('Idempotent-Replayed', 'true');
+
+  const outcome = await waitForJob<unknown>(route.handle, job, budgetMs, deps.lifecycle.signal);
+  if (res.destroyed) return;
+  await answer(res, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+}
+
+/** A caller that leaves before its job started cancels it: removed, nothing charged. */
+function onClientGone(res: Response, job: Job, deps: JobRequestDeps, idemKey: string | undefined) {
+  res.on('close', () => {
+    if (res.writableFinished) return;
+    void (async () => {
+      if (!(await removeIfNotStarted(job))) return;
+      await deps.billing.release(job.id!);
+      if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
+      deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
+    })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job'));
+  });
+}

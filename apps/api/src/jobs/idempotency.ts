@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export type Claim = { kind: 'fresh'; jobId: string } | { kind: 'existing'; jobId: string } | { kind: 'conflict' };
+
+/** A stable fingerprint of what was asked: object keys sorted, so key order does not matter. */
+export function fingerprint(route: string, body: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === 'object'
+        ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
+        : value;
+  return createHash('sha256').update(route).update('\n').update(JSON.stringify(canonical(body))).digest('hex');
+}
+
+const CLAIM = `
+local existing = redis.call('HMGET', KEYS[1], 'fingerprint', 'jobId')
+if existing[1] then
+  if existing[1] == ARGV[1] then return {'existing', existing[2]} end
+  return {'conflict', ''}
+end
+redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'jobId', ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return {'fresh', ARGV[2]}
+`;
+
+/**
+ * Idempotency-Key per account: the first request with a key names the job; a repeat with the
+ * same body gets that job (its answer replayed), one with another body a conflict. The record
+ * is dropped when the first request fails before its job is queued, so a retry starts afresh.
+ */
+export function createIdempotency(redis: Redis, prefix: string, ttlSeconds: number) {
+  const keyOf = (accountId: string, idempotencyKey: string) =>
+    `${prefix}:idem:${accountId}:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
+  return {
+    async claim(accountId: string, idempotencyKey: string, print: string, jobId: string): Promise<Claim> {
+      const [kind, id] = (await redis.eval(CLAIM, 1, keyOf(accountId, idempotencyKey), print, jobId, ttlSeconds)) as [string, string];
+      return kind === 'conflict' ? { kind } : { kind: kind as 'fresh' | 'existing', jobId: id };
+    },
+    /** Drops the record if it still names `jobId` (the job never made it into the queue). */
+    async forget(accountId: string, idempotencyKey: string, jobId: string) {
+      const key = keyOf(accountId, idempotencyKey);
+      if ((await redis.hget(key, 'jobId')) === jobId) await redis.del(key);
+    },
+    async stillNames(accountId: string, idempotencyKey: string, jobId: string) {
+      return (await redis.hget(keyOf(accountId, idempotencyKey), 'jobId')) === jobId;
+    },
+  };
+}
+
+export type Idempotency = ReturnType<typeof createIdempotency>;
