@@ -18,6 +18,8 @@ export interface S3Env {
 export interface S3Handle {
   env: S3Env;
   stop(): Promise<void>;
+  /** Starts a stopped local store again, same port and files (fault tests). */
+  start?(): Promise<void>;
 }
 
 /** s3rver's built-in account; it checks SigV4 signatures against it. */
@@ -27,18 +29,21 @@ const S3RVER_KEYS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER'
 export async function startLocalS3(options: { port?: number; directory?: string; bucket: string; host?: string }): Promise<S3Handle> {
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
-  const server = new S3rver({
-    address: host,
-    port,
-    silent: true,
-    directory: options.directory ?? mkdtempSync(join(tmpdir(), 'relay-s3-')),
-    configureBuckets: [{ name: options.bucket }],
-  });
-  await server.run();
-  return {
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'relay-s3-'));
+  let server: S3rver | undefined;
+  const handle = {
     env: { S3_ENDPOINT: `http://${host}:${port}`, S3_REGION: 'us-east-1', S3_BUCKET: options.bucket, ...S3RVER_KEYS },
-    stop: () => server.close(),
+    async start() {
+      server = new S3rver({ address: host, port, silent: true, directory, configureBuckets: [{ name: options.bucket }] });
+      await server.run();
+    },
+    async stop() {
+      await server?.close();
+      server = undefined;
+    },
   };
+  await handle.start();
+  return handle;
 }
 
 /**

@@ -2,7 +2,7 @@ import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
 import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
-import { spawnApp, startRedis, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
+import { spawnApp, spawnRedisServer, startRedis, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
 
 type Env = Record<string, string>;
 
@@ -10,6 +10,10 @@ export interface StackOptions {
   simulator?: Env;
   api?: Env;
   worker?: Env;
+  /** A redis-server of the stack's own, with AOF, that a test may stop and start. */
+  ownRedis?: boolean;
+  /** A local S3 of the stack's own that a test may stop and start. */
+  ownS3?: boolean;
 }
 
 export interface Stack {
@@ -17,7 +21,7 @@ export interface Stack {
   sim: RunningSimulator;
   worker: AppProcess;
   api: RunningApi;
-  redis: RedisHandle;
+  redis: RedisHandle & { start?(): Promise<void> };
   s3: S3Handle;
   /** Env shared by api and worker: Redis, prefix, store, upstream. */
   env: Env;
@@ -28,6 +32,9 @@ export interface Stack {
   /** The account's balance and its ledger, newest first. */
   account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
+  simStats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number }>;
+  /** Another worker or api process on the same Redis and store; stopped with the stack. */
+  spawn(app: 'worker' | 'api', env?: Env): Promise<AppProcess>;
   close(): Promise<void>;
 }
 
@@ -36,8 +43,8 @@ export interface Stack {
  * process, Redis and an S3-compatible store from the testkit, all under a unique prefix.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const redis = await startRedis();
-  const s3 = await startS3();
+  const redis = options.ownRedis ? await spawnRedisServer({ appendonly: true }) : await startRedis();
+  const s3 = await startS3({ own: options.ownS3 });
   const sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', LOG_LEVEL: 'silent', ...options.simulator }));
   const adminToken = uniqueName('admin');
   const env: Env = {
@@ -64,6 +71,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+  const extra: AppProcess[] = [];
   return {
     url: api.url,
     sim,
@@ -89,7 +97,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const res = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
       if (!res.ok) throw new Error(`fault rejected: ${await res.text()}`);
     },
+    async simStats() {
+      return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;
+    },
+    async spawn(app, more = {}) {
+      const child = await spawnApp(app, { ...env, ...(app === 'api' ? { PORT: '0', ADMIN_TOKEN: adminToken } : options.worker), ...more });
+      extra.push(child);
+      return child;
+    },
     async close() {
+      await Promise.all(extra.map((child) => child.stop('SIGKILL')));
       await worker.stop();
       await api.close();
       await sim.close();

@@ -64,5 +64,5 @@ export function storeError(what: string, cause: unknown): AppError {
   if (cause instanceof FileTooLarge) {
     return new AppError('upstream_failed', `${what} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
   }
-  return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, { cause });
+  return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, { cause, retryAfterMs: 5_000 });
 }

@@ -16,6 +16,7 @@ export function encodeFailure(error: AppError): string {
       param: error.param,
       upstreamCode: error.upstreamCode,
       retryable: error.retryable,
+      retryAfterMs: error.retryAfterMs,
     })
   );
 }
@@ -32,6 +33,7 @@ export function decodeFailure(reason: string | undefined): AppError {
           param: typeof data.param === 'string' ? data.param : undefined,
           upstreamCode: typeof data.upstreamCode === 'string' ? data.upstreamCode : undefined,
           retryable: data.retryable === true,
+          retryAfterMs: typeof data.retryAfterMs === 'number' ? data.retryAfterMs : undefined,
         });
       }
     } catch {

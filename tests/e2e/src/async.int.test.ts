@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { waitFor } from '@relay/testkit';
+import { postJson, startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let key: string;
+beforeAll(async () => {
+  stack = await startStack({ api: { MAX_WAIT_MS: '3000' } });
+  ({ key } = await stack.newKey());
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const IMAGE = { model: 'vendor-gen-5-0-260128', prompt: 'a fox' };
+const job = (id: string) => fetch(`${stack.url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } });
+
+describe('Prefer', () => {
+  test('wait=1 on a slow job: 202 after about a second, then GET /v1/jobs/{id} gives the same body as the sync call', async () => {
+    await stack.fault({ type: 'latency', api: 'images', ms: 2_500 });
+    const started = Date.now();
+    const res = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'wait=1' });
+    expect(res.status).toBe(202);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - started).toBeLessThan(2_400);
+    expect(res.headers.get('preference-applied')).toBe('wait=1');
+    const pending = (await res.json()) as { id: string; object: string; status: string; created: number };
+    expect(pending).toMatchObject({ object: 'relay.job', status: 'running' });
+    expect(res.headers.get('location')).toBe(`/v1/jobs/${pending.id}`);
+    expect((await job(pending.id)).status).toBe(202);
+
+    const done = await waitFor(async () => {
+      const r = await job(pending.id);
+      return r.status === 200 ? r : undefined;
+    }, 10_000);
+    const body = (await done.json()) as { created: number; data: Array<{ url: string; size: string }> };
+    expect(body.data[0]!.size).toBe('2048x2048');
+    expect((await fetch(body.data[0]!.url)).status).toBe(200);
+  });
+
+  test('respond-async answers at once; the wait is capped by MAX_WAIT_MS', async () => {
+    const res = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'respond-async' });
+    expect(res.status).toBe(202);
+    await res.arrayBuffer();
+    const capped = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'wait=600' });
+    expect(capped.headers.get('preference-applied')).toBe('wait=3');
+    expect(capped.status).toBe(200);
+  });
+
+  test('a speech job fetched later answers in Gemini shape, with its audio link', async () => {
+    const res = await fetch(`${stack.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': key, Prefer: 'respond-async' },
+      body: JSON.stringify({
+        contents: [{ parts: [{ text: 'Later, please.' }] }],
+        generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+      }),
+    });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    expect(id).toMatch(/^tts_/);
+    const done = await waitFor(async () => {
+      const r = await fetch(`${stack.url}/v1/jobs/${id}`, { headers: { 'x-goog-api-key': key } });
+      return r.status === 200 ? r : undefined;
+    }, 10_000);
+    expect(done.headers.get('x-relay-audio-url')).toMatch(/\/files\/tts_[0-9a-f]{32}-0\.wav$/);
+    expect(await done.json()).toMatchObject({ candidates: [{ finishReason: 'STOP' }], modelVersion: 'vendor-2.5-flash-preview-tts' });
+  });
+
+  test('unknown or missing jobs are 404', async () => {
+    expect((await job('img_00000000000000000000000000000000')).status).toBe(404);
+    expect((await job('nonsense')).status).toBe(404);
+  });
+});

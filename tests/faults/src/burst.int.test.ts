@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startStack, type Stack } from '@relay/e2e';
+import { generate } from './helpers.js';
+
+const limits = { IMAGES_MAX_CONCURRENT: '10', IMAGES_MAX_PER_MINUTE: '600', IMAGES_CONCURRENCY: '16' };
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ simulator: { SIM_MAX_CONCURRENT: '10', SIM_MAX_IPM: '600' }, worker: limits });
+  await stack.spawn('worker', limits);
+}, 60_000);
+afterAll(async () => stack?.close());
+
+test('a burst of 1,000 against an upstream allowing 10 at once and 600 a minute: all succeed, the upstream is never overrun', async () => {
+  const { key, accountId } = await stack.newKey();
+  const accepted = await Promise.all(Array.from({ length: 1_000 }, () => generate(stack, key, undefined, { Prefer: 'respond-async' })));
+  expect(accepted.every((res) => res.status === 202)).toBe(true);
+  const pending = new Set(await Promise.all(accepted.map(async (res) => ((await res.json()) as { id: string }).id)));
+
+  const statuses: number[] = [];
+  const deadline = Date.now() + 170_000;
+  while (pending.size > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const ids = [...pending];
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(
+        ids.slice(i, i + 50).map(async (id) => {
+          const res = await fetch(`${stack.url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } });
+          await res.arrayBuffer();
+          if (res.status !== 202) {
+            statuses.push(res.status);
+            pending.delete(id);
+          }
+        }),
+      );
+    }
+  }
+  expect(pending.size).toBe(0);
+  expect(statuses.filter((s) => s === 200)).toHaveLength(1_000);
+
+  const sim = await stack.simStats();
+  expect(sim.maxInflight).toBeLessThanOrEqual(10);
+  expect(sim.statuses['429']).toBeUndefined();
+  expect(sim.statuses['200']).toBe(1_000);
+  expect((await stack.account(accountId)).spent).toBe(1_000 * 30_000);
+}, 200_000);

@@ -1,0 +1,31 @@
+import { waitFor } from '@relay/testkit';
+import { postJson, type Stack } from '@relay/e2e';
+
+export const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse' };
+
+export const generate = (stack: Stack, key: string, body: unknown = IMAGE, headers: Record<string, string> = {}, base = stack.url) =>
+  postJson(`${base}/v1/images/generations`, body, key, headers);
+
+/** Polls GET /v1/jobs/{id} until the job has its final answer (a 503 means: ask again later). */
+export async function finalAnswer(base: string, key: string, jobId: string, timeoutMs = 60_000) {
+  return waitFor(
+    async () => {
+      const res = await fetch(`${base}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } });
+      if (res.status === 202 || res.status === 503) return undefined;
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    timeoutMs,
+    `job ${jobId}`,
+  );
+}
+
+/** Settlements per job in the account's ledger: every job must have exactly one. */
+export async function settlementsPerJob(stack: Stack, accountId: string) {
+  const { ledger } = await stack.account(accountId);
+  const counts = new Map<string, number>();
+  for (const entry of ledger) if (entry.type === 'settle') counts.set(entry.jobId, (counts.get(entry.jobId) ?? 0) + 1);
+  return counts;
+}
+
+export const untilSimInflight = (stack: Stack, n: number) =>
+  waitFor(async () => (await stack.simStats()).inflight >= n, 10_000, `${n} upstream calls in flight`);
