@@ -41,13 +41,25 @@ export interface JobSpec<P> {
   send?: Sender;
 }
 
-/** The job an earlier request with the same Idempotency-Key made, once it is in the queue. */
-async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: string, key: string, jobId: string): Promise<Job | undefined> {
-  for (let i = 0; i < 200; i++) {
-    const job = await route.handle.queue.getJob(jobId);
+/** How long a first request may take to get its job queued (reservation, input uploads). */
+const ADMISSION_MS = 30_000;
+
+/**
+ * The job an earlier request with the same Idempotency-Key made, once it is in the queue;
+ * undefined when that request gave up before queueing, or its job has since been removed.
+ */
+async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: string, key: string, claim: { jobId: string; claimedAt: number }): Promise<Job | undefined> {
+  for (;;) {
+    const job = await route.handle.queue.getJob(claim.jobId);
     if (job) return job;
-    if (!(await idem.stillNames(accountId, key, jobId))) return undefined;
+    if (!(await idem.stillNames(accountId, key, claim.jobId))) return undefined;
+    if (Date.now() - claim.claimedAt > ADMISSION_MS) break;
     await sleep(50);
+  }
+  if (Date.now() - claim.claimedAt > 2 * ADMISSION_MS) {
+    // a record that outlived its job (kept for JOB_KEEP_SECONDS): the key is free again
+    await idem.forget(accountId, key, claim.jobId);
+    return undefined;
   }
   throw new AppError('unavailable', 'an earlier request with this Idempotency-Key is still being admitted; retry shortly', { retryAfterMs: 1_000 });
 }
@@ -67,7 +79,7 @@ async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, sp
         throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key', { retryable: false });
       }
       if (claim.kind === 'existing') {
-        const job = await awaitClaimedJob(route, deps.idempotency, caller.accountId, idemKey, claim.jobId);
+        const job = await awaitClaimedJob(route, deps.idempotency, caller.accountId, idemKey, claim);
         if (job) return { job, fresh: false };
         continue;
       }

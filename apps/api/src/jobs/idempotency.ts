@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export type Claim = { kind: 'fresh'; jobId: string } | { kind: 'existing'; jobId: string } | { kind: 'conflict' };
+export type Claim =
+  | { kind: 'fresh'; jobId: string }
+  | { kind: 'existing'; jobId: string; claimedAt: number }
+  | { kind: 'conflict' };
 
 /** A stable fingerprint of what was asked: object keys sorted, so key order does not matter. */
 export function fingerprint(route: string, body: unknown): string {
@@ -15,14 +18,14 @@ export function fingerprint(route: string, body: unknown): string {
 }
 
 const CLAIM = `
-local existing = redis.call('HMGET', KEYS[1], 'fingerprint', 'jobId')
+local existing = redis.call('HMGET', KEYS[1], 'fingerprint', 'jobId', 'claimedAt')
 if existing[1] then
-  if existing[1] == ARGV[1] then return {'existing', existing[2]} end
-  return {'conflict', ''}
+  if existing[1] == ARGV[1] then return {'existing', existing[2], existing[3]} end
+  return {'conflict', '', ''}
 end
-redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'jobId', ARGV[2])
+redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'jobId', ARGV[2], 'claimedAt', ARGV[4])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return {'fresh', ARGV[2]}
+return {'fresh', ARGV[2], ARGV[4]}
 `;
 
 /**
@@ -35,8 +38,9 @@ export function createIdempotency(redis: Redis, prefix: string, ttlSeconds: numb
     `${prefix}:idem:${accountId}:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
   return {
     async claim(accountId: string, idempotencyKey: string, print: string, jobId: string): Promise<Claim> {
-      const [kind, id] = (await redis.eval(CLAIM, 1, keyOf(accountId, idempotencyKey), print, jobId, ttlSeconds)) as [string, string];
-      return kind === 'conflict' ? { kind } : { kind: kind as 'fresh' | 'existing', jobId: id };
+      const [kind, id, at] = (await redis.eval(CLAIM, 1, keyOf(accountId, idempotencyKey), print, jobId, ttlSeconds, Date.now())) as string[];
+      if (kind === 'conflict') return { kind };
+      return kind === 'existing' ? { kind, jobId: id!, claimedAt: Number(at) } : { kind: 'fresh', jobId: id! };
     },
     /** Drops the record if it still names `jobId` (the job never made it into the queue). */
     async forget(accountId: string, idempotencyKey: string, jobId: string) {
