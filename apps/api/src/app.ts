@@ -2,12 +2,17 @@ import express, { type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
+import type { Registry } from 'prom-client';
+import { requireAdmin } from './admin/admin-auth.js';
+import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
 import { adminRoutes } from './admin/routes.js';
 import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
 import type { ApiConfig } from './config.js';
 import { filesRoutes } from './files/routes.js';
-import { healthRoutes } from './health.js';
+import { opsRoutes } from './health.js';
+import { createApiMetrics } from './metrics.js';
+import { openApiRoutes } from './openapi/routes.js';
 import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/errors.js';
 import './http/locals.js';
@@ -30,8 +35,12 @@ export interface ApiDeps {
   accounts: AccountsStore;
   billing: Billing;
   lifecycle: Lifecycle;
+  registry: Registry;
   log: Logger;
 }
+
+/** The relay's version as the OpenAPI document states it. */
+export const RELAY_VERSION = '0.1.0';
 
 export function createApp(deps: ApiDeps) {
   const { config, log } = deps;
@@ -42,13 +51,13 @@ export function createApp(deps: ApiDeps) {
 
   app.use(requestId);
   app.use(accessLog(log.child({ component: 'http' })));
-  app.use(healthRoutes(deps.redis, deps.store));
+  app.use(createApiMetrics(deps.registry, deps.queues).middleware);
+  app.use(opsRoutes(deps.redis, deps.store, deps.registry));
+  app.use(openApiRoutes(deps.catalog, RELAY_VERSION));
   if (config.ADMIN_TOKEN) {
-    app.use(
-      '/admin',
-      adminRoutes({ ...deps, prefix: config.REDIS_PREFIX, adminToken: config.ADMIN_TOKEN, bodyLimit: config.BODY_LIMIT_BYTES }),
-      errorHandler('openai', log),
-    );
+    const admin = requireAdmin(config.ADMIN_TOKEN);
+    app.use(DASHBOARD_PATH, admin, dashboardRouter(deps.queues), errorHandler('openai', log));
+    app.use('/admin', admin, adminRoutes({ ...deps, prefix: config.REDIS_PREFIX, bodyLimit: config.BODY_LIMIT_BYTES }), errorHandler('openai', log));
   }
   const jobs: JobRequestDeps = {
     billing: deps.billing,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
-import { createBlobStore, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
+import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { createAccountsStore } from './auth/accounts.js';
@@ -11,6 +11,7 @@ import { closeQueues, openQueues } from './jobs/queues.js';
 
 export interface RunningApi {
   url: string;
+  app: ReturnType<typeof createApp>;
   /** Stops taking requests, lets in-flight ones finish within the grace period, then disconnects. */
   close(): Promise<void>;
 }
@@ -30,7 +31,8 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
   const lifecycle = createLifecycle();
-  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, log });
+  const registry = createMetricsRegistry('api');
+  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, log });
 
   const server = createServer(app);
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
@@ -43,6 +45,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
 
   return {
     url,
+    app,
     /**
      * Stops accepting connections, lets waiting requests finish within SHUTDOWN_GRACE_MS, then
      * answers the ones still waiting with 202 and their job link (the jobs go on in the workers).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogEnv, envInt, logEnv, parseEnv, redisEnv, s3Env, shutdownEnv, type Env } from '@relay/core';
+import { catalogEnv, envInt, envString, logEnv, parseEnv, redisEnv, s3Env, shutdownEnv, type Env } from '@relay/core';
 
 const MiB = 1024 * 1024;
 
@@ -22,6 +22,9 @@ export const workerEnvSchema = z.object({
   JOB_LOCK_MS: envInt(1_000).default(30_000),
   /** How often workers look for such stalled jobs. */
   STALLED_CHECK_MS: envInt(500).default(30_000),
+  /** /metrics, /healthz and /readyz of the worker process (0 = any free port). */
+  METRICS_HOST: envString().default('127.0.0.1'),
+  METRICS_PORT: envInt(0, 65535).default(9464),
   /** Pause after an upstream 429 that names no delay (Ark sends no Retry-After). */
   UPSTREAM_RATE_LIMIT_DELAY_MS: envInt(0).default(2_000),
   /** Upper bound on any delay an upstream asks for. */

@@ -2,15 +2,19 @@ import {
   announceReady,
   createBlobStore,
   createLogger,
+  createMetricsRegistry,
   createRedis,
+  isStoreReachable,
   loadCatalog,
   onShutdown,
   resolveUpstream,
   runMain,
+  startOpsServer,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
 import { bullPrefix } from '@relay/jobs';
 import { loadWorkerConfig } from './config.js';
+import { createWorkerMetrics } from './metrics.js';
 import { createImageProcessor } from './images/process-image-job.js';
 import { createSpeechProcessor } from './speech/process-speech-job.js';
 import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
@@ -24,13 +28,16 @@ await runMain(async () => {
   const store = createBlobStore(config);
   const redis = createRedis(config.REDIS_URL, 'patient', 'worker-billing', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const billing = createBilling(redis, config.REDIS_PREFIX);
+  const registry = createMetricsRegistry('worker');
+  const metrics = createWorkerMetrics(registry);
+  const observe = (name: string) => (status: string) => metrics.upstreamCalls.inc({ upstream: name, status });
 
   const imageUpstreams: Record<string, ImageGeneration> = {};
   const speechUpstreams: Record<string, SpeechSynthesis> = {};
   for (const [name, configured] of Object.entries(catalog.upstreams)) {
     const upstream = { ...resolveUpstream(configured), timeoutMs: config.UPSTREAM_TIMEOUT_MS ?? configured.timeoutMs };
-    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(upstream);
-    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(upstream);
+    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(upstream, observe(name));
+    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(upstream, observe(name));
   }
 
   const running = createWorkers(
@@ -42,6 +49,7 @@ await runMain(async () => {
         process: createImageProcessor({
           catalog,
           billing,
+          metrics,
           upstreams: imageUpstreams,
           store,
           copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
@@ -52,7 +60,7 @@ await runMain(async () => {
         concurrency: config.SPEECH_CONCURRENCY,
         maxConcurrent: config.SPEECH_MAX_CONCURRENT,
         maxPerMinute: config.SPEECH_MAX_PER_MINUTE,
-        process: createSpeechProcessor({ catalog, billing, upstreams: speechUpstreams, store, log }),
+        process: createSpeechProcessor({ catalog, billing, metrics, upstreams: speechUpstreams, store, log }),
       },
     },
     {
@@ -62,17 +70,23 @@ await runMain(async () => {
       stalledCheckMs: config.STALLED_CHECK_MS,
       rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
       billing,
+      metrics,
       log,
     },
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
-  log.info({ queues: running.workers.map((w) => w.name) }, 'worker ready');
-  announceReady();
+  const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
+    redis: () => redis.ping().then(() => true),
+    store: () => isStoreReachable(store),
+  });
+  log.info({ queues: running.workers.map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
+  announceReady({ url: ops.url });
 
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
+    ops.server.close();
     redis.disconnect();
   });
 });

@@ -3,6 +3,7 @@ import { AppError, encodeFailure, redisConnectionOptions, type Logger } from '@r
 import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
+import type { WorkerMetrics } from './metrics.js';
 
 /**
  * BullMQ's limiter counts job starts in fixed windows. One start per 60000/(n-1) ms keeps any
@@ -37,6 +38,7 @@ export interface WorkerSettings {
   stalledCheckMs: number;
   rateLimit: { defaultMs: number; maxMs: number };
   billing: Billing;
+  metrics: WorkerMetrics;
   log: Logger;
 }
 
@@ -60,14 +62,24 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     const worker = new Worker(
       QUEUES[name],
       async (job: Job) => {
+        const { metrics } = settings;
+        const model = String((job.data as { model?: string; request?: { model?: string } }).request?.model ?? (job.data as { model?: string }).model ?? 'unknown');
+        if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
+        const timer = metrics.jobDuration.startTimer({ queue: name, model });
         await ensureReserved(settings.billing, job);
         try {
-          return await setup.process(job);
+          const result = await setup.process(job);
+          timer({ outcome: 'completed' });
+          return result;
         } catch (error) {
           const attempt = job.attemptsMade + 1;
           const attempts = job.opts.attempts ?? 1;
           const failure = await toJobError(error, { queue, attempt, attempts, rateLimit: settings.rateLimit });
-          const final = !(failure instanceof RateLimitError) && (failure instanceof UnrecoverableError || attempt >= attempts);
+          const rateLimited = failure instanceof RateLimitError;
+          const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);
+          timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
+          if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
+          else if (!final) metrics.retries.inc({ queue: name });
           if (final) await settings.billing.release(job.id!);
           throw failure;
         }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { CLOSE, CREDIT, RESERVE } from './scripts.js';
 
@@ -13,11 +14,15 @@ export interface Reservation {
   units: string;
 }
 
-export interface Balance {
-  balance: number;
-  reserved: number;
-  spent: number;
-}
+export const balanceSchema = z.object({
+  /** Available for new reservations, in micro-units. */
+  balance: z.number().int(),
+  /** Held for jobs still running. */
+  reserved: z.number().int(),
+  /** Charged over the account's life. */
+  spent: z.number().int(),
+});
+export type Balance = z.output<typeof balanceSchema>;
 
 export interface Billing {
   /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */

@@ -1,23 +1,29 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { billingKeys } from './billing.js';
 
-export interface LedgerEntry {
-  id: string;
-  at: string;
-  type: 'reserve' | 'settle' | 'release' | 'credit';
-  accountId: string;
-  keyId: string;
-  jobId: string;
-  model: string;
-  units: string;
-  note?: string;
-  /** The change of the available balance this entry made. */
-  amount: number;
+export const ledgerEntrySchema = z.object({
+  /** The Redis stream id: time-ordered, and the paging cursor. */
+  id: z.string(),
+  at: z.string(),
+  type: z.enum(['reserve', 'settle', 'release', 'credit']),
+  accountId: z.string(),
+  keyId: z.string(),
+  jobId: z.string(),
+  model: z.string(),
+  /** What the amount is for: "3 images", "in:120,out:900". */
+  units: z.string(),
+  note: z.string().optional(),
+  /** The change of the available balance this entry made, in micro-units. */
+  amount: z.number().int(),
   /** What was charged (settlements only). */
-  charged: number;
-  balance: number;
-  reserved: number;
-}
+  charged: z.number().int(),
+  balance: z.number().int(),
+  reserved: z.number().int(),
+});
+export type LedgerEntry = z.output<typeof ledgerEntrySchema>;
+
+export const ledgerPageSchema = z.object({ entries: z.array(ledgerEntrySchema), nextCursor: z.string().nullable() });
 
 export interface LedgerQuery {
   /** Inclusive time bounds, epoch ms. */

@@ -56,6 +56,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     GEMINI_BASE_URL: sim.url,
     GEMINI_API_KEY: 'sim-key',
     UPSTREAM_RATE_LIMIT_DELAY_MS: '200',
+    METRICS_PORT: '0',
     JOB_BACKOFF_MS: '50',
   };
   const worker = await spawnApp('worker', { ...env, ...options.worker });

@@ -1,55 +1,23 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { readLedger, type Billing } from '@relay/billing';
 import type { AccountsStore } from '../auth/accounts.js';
-import { bearerKey } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
-
-const name = z.string().trim().min(1, 'name must not be empty').max(200);
-const accountBody = z.strictObject({ name });
-const keyBody = z.strictObject({
-  name,
-  rateLimitPerMinute: z.number().int().min(0, 'rateLimitPerMinute must be >= 0 (0 = unlimited)').optional(),
-});
-const creditBody = z.strictObject({
-  amount: z.number().int('amount is in integer micro-units').refine((n) => n !== 0, 'amount must not be 0'),
-  note: z.string().max(500).optional(),
-});
-const time = z.union([z.coerce.number().int(), z.iso.datetime().transform((s) => Date.parse(s))]);
-const usageQuery = z.strictObject({
-  from: time.optional(),
-  to: time.optional(),
-  model: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(100),
-  cursor: z.string().regex(/^\d+-\d+$/, 'cursor must be a nextCursor value').optional(),
-});
-
-/** Compares digests so the comparison takes the same time whatever the guess. */
-function sameSecret(a: string, b: string) {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
+import { accountBody, creditBody, keyBody, usageQuery } from './schemas.js';
 
 export interface AdminDeps {
   accounts: AccountsStore;
   billing: Billing;
   redis: Redis;
   prefix: string;
-  adminToken: string;
   bodyLimit: number;
 }
 
-export function adminRoutes({ accounts, billing, redis, prefix, adminToken, bodyLimit }: AdminDeps) {
+/** The admin API; the app mounts it under /admin behind the admin token. */
+export function adminRoutes({ accounts, billing, redis, prefix, bodyLimit }: AdminDeps) {
   const router = express.Router();
-  router.use((req: Request, _res: Response, next: NextFunction) => {
-    const given = bearerKey(req) ?? req.get('x-admin-token');
-    if (!given || !sameSecret(given, adminToken)) throw new AppError('unauthorized', 'admin token required');
-    next();
-  });
 
   const accountOr404 = async (id: string) => {
     const account = await accounts.getAccount(id);

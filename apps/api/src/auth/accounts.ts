@@ -1,22 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Caller } from '../http/locals.js';
 import { hashKey, newApiKey, newId } from './keys.js';
+import type { Account, KeyRecord } from './records.js';
 
-export interface Account {
-  id: string;
-  name: string;
-  createdAt: number;
-}
-
-export interface KeyRecord {
-  id: string;
-  accountId: string;
-  name: string;
-  createdAt: number;
-  revokedAt: number | null;
-  /** This key's own requests-per-minute limit; null means the configured default. */
-  rateLimitPerMinute: number | null;
-}
+export type { Account, KeyRecord } from './records.js';
 
 /**
  * Accounts and API keys in Redis:

@@ -1,5 +1,7 @@
 import type { Response } from 'express';
 import { AppError } from '@relay/core';
+import type { GoogleError } from '../schemas/google.js';
+import type { OpenAIError } from '../schemas/openai.js';
 
 /** How an endpoint speaks errors: OpenAI style for images, Google style for speech. */
 export type Dialect = 'openai' | 'google';
@@ -31,7 +33,7 @@ const GOOGLE_STATUS: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-export function openAIBody(error: AppError) {
+export function openAIBody(error: AppError): OpenAIError {
   return {
     error: {
       message: error.message,
@@ -45,8 +47,8 @@ export function openAIBody(error: AppError) {
 /** Google field paths are snake_case in error details; camelCase segments are converted. */
 const snake = (path: string) => path.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-export function googleBody(error: AppError) {
-  const details: unknown[] = [];
+export function googleBody(error: AppError): GoogleError {
+  const details: Array<Record<string, unknown>> = [];
   if (error.param && error.status === 400) {
     details.push({
       '@type': 'type.googleapis.com/google.rpc.BadRequest',

@@ -1,5 +1,6 @@
 import { getObjectBuffer, type BlobStore } from '@relay/core';
 import { parseFileId, type ImageJobResult, type ImageRequest } from '@relay/jobs';
+import type { ImagesResponse } from '../schemas/openai.js';
 
 /**
  * The upstream reports no moderation detail for images it delivers, only refusals. A delivered
@@ -15,7 +16,7 @@ export async function presentImages(
   request: Pick<ImageRequest, 'prompt' | 'response_format'>,
   store: BlobStore,
   publicBase: string,
-) {
+): Promise<ImagesResponse> {
   const data = await Promise.all(
     result.images.map(async (image) => ({
       url: `${publicBase}/files/${image.fileId}`,

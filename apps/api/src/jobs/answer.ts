@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Response } from 'express';
 import { sendError, type Dialect } from '../http/dialects.js';
+import type { JobObject } from '../schemas/openai.js';
 import type { Outcome } from './run-job.js';
 
 /** A finished job's success answer: the endpoint's body and any headers that go with it. */
@@ -15,10 +16,10 @@ export type Presenter<R> = (job: Job, result: R) => Promise<Presented>;
 export type Sender = (res: Response, body: unknown) => void;
 export const sendJson: Sender = (res, body) => void res.json(body);
 
-export async function jobObject(job: Job) {
+export async function jobObject(job: Job): Promise<JobObject> {
   const state = await job.getState();
   return {
-    id: job.id,
+    id: job.id!,
     object: 'relay.job',
     status: state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued',
     created: Math.floor(job.timestamp / 1000),

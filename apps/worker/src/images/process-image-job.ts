@@ -14,11 +14,13 @@ import type { ImageGeneration } from '../upstreams/ark/images.js';
 import { isModerationCode } from '../upstreams/ark/images.js';
 import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
+import type { WorkerMetrics } from '../metrics.js';
 import { buildArkRequest } from './ark-request.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
   billing: Billing;
+  metrics: WorkerMetrics;
   upstreams: Record<string, ImageGeneration>;
   store: BlobStore;
   copyLimits: CopyLimits;
@@ -91,7 +93,9 @@ export function createImageProcessor(deps: ImageJobDeps) {
       return sum + Math.round((w * h) / 256);
     }, 0);
     // charged for what was delivered and stored, never for what was asked
-    const { charged } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`);
+    const { charged, applied } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`);
+    if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
+    deps.metrics.bytesStored.inc({ queue: 'images' }, images.reduce((sum, image) => sum + image.bytes, 0));
     log.info({ delivered: images.length, failed: failed.length, charged }, 'images stored');
     return {
       created: generated.created,

@@ -12,11 +12,13 @@ import {
   type SpeechJobResult,
 } from '@relay/jobs';
 import { putBufferToStore, storeError } from '../storage/copy-to-store.js';
+import type { WorkerMetrics } from '../metrics.js';
 import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
   billing: Billing;
+  metrics: WorkerMetrics;
   upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
   log: Logger;
@@ -49,12 +51,14 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     }
     const durationMs = Math.round((speech.pcm.length / 2 / sampleRate) * 1000);
     const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
-    const { charged } = await deps.billing.settle(
+    const { charged, applied } = await deps.billing.settle(
       meta.accountId,
       job.id!,
       speechCost(model, promptTokenCount, candidatesTokenCount),
       `in:${promptTokenCount},out:${candidatesTokenCount}`,
     );
+    if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
+    deps.metrics.bytesStored.inc({ queue: 'speech' }, wav.length);
     log.info({ durationMs, bytes: wav.length, charged }, 'speech stored');
     return {
       file: { index: 0, fileId: fileIdOf(job.id!, 0, 'wav'), bytes: wav.length, contentType: CONTENT_TYPES.wav! },

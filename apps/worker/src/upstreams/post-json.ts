@@ -1,3 +1,4 @@
+import type { CallObserver } from '../metrics.js';
 import { UpstreamError } from './upstream-error.js';
 
 export interface JsonAnswer {
@@ -7,7 +8,13 @@ export interface JsonAnswer {
 }
 
 /** POSTs JSON with a deadline; network failures and timeouts become transient UpstreamErrors. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<JsonAnswer> {
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  observe: CallObserver = () => {},
+): Promise<JsonAnswer> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -17,9 +24,12 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describeNetworkError(error);
+    const timedOut = (error as Error).name === 'TimeoutError';
+    observe(timedOut ? 'timeout' : 'network');
+    const reason = timedOut ? `no answer within ${timeoutMs} ms` : describeNetworkError(error);
     throw new UpstreamError('transient', `upstream unreachable: ${reason}`);
   }
+  observe(String(res.status));
   let text: string;
   try {
     text = await res.text();

@@ -1,4 +1,5 @@
 import type { UpstreamConfig } from '@relay/core';
+import type { CallObserver } from '../../metrics.js';
 import { postJson } from '../post-json.js';
 import { kindOfStatus, parseRetryAfter, UpstreamError } from '../upstream-error.js';
 import { arkErrorSchema, arkImageResponseSchema, type ArkImageRequest, type ArkImageResponse } from './schema.js';
@@ -25,11 +26,11 @@ function toUpstreamError(status: number, body: unknown, retryAfter: string | nul
   });
 }
 
-export function createArkImages(upstream: UpstreamConfig & { apiKey: string }): ImageGeneration {
+export function createArkImages(upstream: UpstreamConfig & { apiKey: string }, observe?: CallObserver): ImageGeneration {
   const url = `${upstream.baseUrl}/images/generations`;
   return {
     async generate(body) {
-      const answer = await postJson(url, body, { authorization: `Bearer ${upstream.apiKey}` }, upstream.timeoutMs);
+      const answer = await postJson(url, body, { authorization: `Bearer ${upstream.apiKey}` }, upstream.timeoutMs, observe);
       if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, answer.headers.get('retry-after'));
       const parsed = arkImageResponseSchema.safeParse(answer.body);
       if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });

@@ -1,5 +1,6 @@
 import type { UpstreamConfig } from '@relay/core';
 import type { SpeechRequest, UsageMetadata } from '@relay/jobs';
+import type { CallObserver } from '../../metrics.js';
 import { postJson } from '../post-json.js';
 import { kindOfStatus, UpstreamError } from '../upstream-error.js';
 import { geminiErrorSchema, geminiResponseSchema } from './schema.js';
@@ -36,11 +37,11 @@ function toUpstreamError(status: number, body: unknown): UpstreamError {
   return new UpstreamError(kind, error.message, { status, code: error.status, retryAfterMs: retryDelayMs(error.details) });
 }
 
-export function createGeminiSpeech(upstream: UpstreamConfig & { apiKey: string }): SpeechSynthesis {
+export function createGeminiSpeech(upstream: UpstreamConfig & { apiKey: string }, observe?: CallObserver): SpeechSynthesis {
   return {
     async synthesize(upstreamModel, body) {
       const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;
-      const answer = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs);
+      const answer = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs, observe);
       if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body);
       const parsed = geminiResponseSchema.safeParse(answer.body);
       if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });

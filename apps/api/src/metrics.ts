@@ -1,0 +1,49 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Queues } from './jobs/queues.js';
+
+const STATES = ['wait', 'active', 'delayed', 'prioritized', 'completed', 'failed'] as const;
+
+/** The front door's metrics: HTTP traffic by route and status, and how deep each queue is. */
+export function createApiMetrics(registry: Registry, queues: Queues) {
+  const requests = new Counter({
+    name: 'relay_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'relay_http_request_duration_seconds',
+    help: 'Time to answer, including the wait for the job',
+    labelNames: ['route', 'method'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'relay_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+    async collect() {
+      await Promise.all(
+        Object.entries(queues).map(async ([name, { queue }]) => {
+          const counts = await queue.getJobCounts(...STATES).catch(() => undefined);
+          for (const state of STATES) if (counts) this.set({ queue: name, state }, counts[state] ?? 0);
+        }),
+      );
+    },
+  });
+
+  return {
+    /** Records each answer under its route pattern (never the raw path: ids would explode the labels). */
+    middleware(req: Request, res: Response, next: NextFunction) {
+      const end = duration.startTimer();
+      res.on('finish', () => {
+        const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+        requests.inc({ route, method: req.method, status: res.statusCode });
+        end({ route, method: req.method });
+      });
+      next();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { ledgerPageSchema } from '@relay/billing';
+import type { Catalog } from '@relay/core';
+import { imageRequestFields, speechRequestFields } from '@relay/jobs';
+import { accountBody, accountDetailsSchema, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
+import { accountSchema, keyRecordSchema } from '../auth/records.js';
+import { generateContentResponseSchema, googleErrorSchema } from '../schemas/google.js';
+import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema } from '../schemas/openai.js';
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's own dialect) of what a client sends or receives. */
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+/** Every schema of the document, each generated from the zod schema the code itself uses. */
+export function componentSchemas(catalog: Catalog) {
+  const imageRequest = schemaOf(imageRequestFields) as { properties: Record<string, Record<string, unknown>> };
+  imageRequest.properties.model = { ...imageRequest.properties.model, enum: Object.keys(catalog.imageModels) };
+  return {
+    ImageRequest: imageRequest,
+    ImagesResponse: schemaOf(imagesResponseSchema),
+    SpeechRequest: schemaOf(speechRequestFields),
+    GenerateContentResponse: schemaOf(generateContentResponseSchema),
+    JobObject: schemaOf(jobObjectSchema),
+    OpenAIError: schemaOf(openAIErrorSchema),
+    GoogleError: schemaOf(googleErrorSchema),
+    AccountBody: schemaOf(accountBody),
+    KeyBody: schemaOf(keyBody),
+    CreditBody: schemaOf(creditBody),
+    Account: schemaOf(accountSchema),
+    AccountDetails: schemaOf(accountDetailsSchema),
+    KeyRecord: schemaOf(keyRecordSchema),
+    NewKey: schemaOf(newKeySchema),
+    KeyList: schemaOf(keyListSchema),
+    Balance: schemaOf(balanceAnswerSchema),
+    LedgerPage: schemaOf(ledgerPageSchema),
+  };
+}
+
+export type SchemaName = keyof ReturnType<typeof componentSchemas>;
+export const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });

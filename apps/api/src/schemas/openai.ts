@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+const filter = z.object({ filtered: z.boolean(), severity: z.string() });
+const contentFilter = z.object({ hate: filter, self_harm: filter, sexual: filter, violence: filter });
+
+/** The answer of POST /v1/images/generations (README says how each field is derived). */
+export const imagesResponseSchema = z.object({
+  created: z.number().int().describe('Unix seconds, as the upstream reported'),
+  data: z.array(
+    z.object({
+      url: z.string().describe("The relay's stable link to the stored image (302 to a presigned URL)"),
+      b64_json: z.string().optional().describe('With response_format b64_json: the stored file, base64, no data: prefix'),
+      size: z.string().describe('WIDTHxHEIGHT of this image'),
+      revised_prompt: z.string(),
+      content_filter_results: contentFilter,
+      prompt_filter_results: contentFilter.extend({ profanity: z.object({ detected: z.boolean(), filtered: z.boolean() }) }),
+    }),
+  ),
+  usage: z.object({ generated_images: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }),
+  failed: z
+    .array(z.object({ index: z.number().int(), code: z.string(), message: z.string() }))
+    .optional()
+    .describe('Slots of a sequential set that were not delivered'),
+});
+export type ImagesResponse = z.input<typeof imagesResponseSchema>;
+
+export const openAIErrorSchema = z.object({
+  error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string() }),
+});
+export type OpenAIError = z.input<typeof openAIErrorSchema>;
+
+/** The 202 answer (and GET /v1/jobs/{id} while running). */
+export const jobObjectSchema = z.object({
+  id: z.string(),
+  object: z.literal('relay.job'),
+  status: z.enum(['queued', 'running', 'completed', 'failed']),
+  created: z.number().int(),
+  links: z.object({ self: z.string() }),
+});
+export type JobObject = z.input<typeof jobObjectSchema>;

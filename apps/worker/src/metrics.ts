@@ -1,0 +1,47 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** What the workers do: job time by model and outcome, upstream calls, pauses, bytes, money. */
+export function createWorkerMetrics(registry: Registry) {
+  const registers = [registry];
+  return {
+    jobDuration: new Histogram({
+      name: 'relay_job_duration_seconds',
+      help: 'Processing time of one job attempt, by queue, model and outcome',
+      labelNames: ['queue', 'model', 'outcome'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120, 300],
+      registers,
+    }),
+    jobWait: new Histogram({
+      name: 'relay_job_wait_seconds',
+      help: 'Time a job waited in its queue before its first attempt started',
+      labelNames: ['queue'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120, 300, 900],
+      registers,
+    }),
+    upstreamCalls: new Counter({
+      name: 'relay_upstream_calls_total',
+      help: 'Calls to upstreams by upstream and HTTP status (or timeout / network)',
+      labelNames: ['upstream', 'status'],
+      registers,
+    }),
+    retries: new Counter({ name: 'relay_job_retries_total', help: 'Job attempts that failed and will be tried again', labelNames: ['queue'], registers }),
+    rateLimitPauses: new Counter({
+      name: 'relay_rate_limit_pauses_total',
+      help: 'Queue pauses after an upstream 429',
+      labelNames: ['queue'],
+      registers,
+    }),
+    bytesStored: new Counter({ name: 'relay_bytes_stored_total', help: 'Bytes of results written to the store', labelNames: ['queue'], registers }),
+    charged: new Counter({
+      name: 'relay_charged_micro_units_total',
+      help: 'Amounts charged to accounts, in micro-units',
+      labelNames: ['model'],
+      registers,
+    }),
+  };
+}
+
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/** Called by adapters with each upstream answer's status (or why there was none). */
+export type CallObserver = (status: string) => void;

@@ -1,0 +1,68 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+}, 60_000);
+afterAll(async () => stack?.close());
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+  rawPath?: string;
+}
+
+/** Every (method, path) the Express app answers, walking mounted routers (the dashboard as one). */
+function appRoutes(stackOf: Layer[], prefix = ''): string[] {
+  return stackOf.flatMap((layer) => {
+    if (layer.route) return Object.keys(layer.route.methods).map((m) => `${m.toUpperCase()} ${prefix}${layer.route!.path}`);
+    const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
+    if (mount === '/admin/queues') return [`GET ${prefix}${mount}`];
+    return layer.handle?.stack ? appRoutes(layer.handle.stack, prefix + mount) : [];
+  });
+}
+
+test('/openapi.json is a valid OpenAPI 3.1 document', async () => {
+  const res = await fetch(`${stack.url}/openapi.json`);
+  const document = await res.json();
+  const result = await new Validator().validate(document as Record<string, unknown>);
+  expect(result.errors ?? []).toEqual([]);
+  expect(result.valid).toBe(true);
+  expect((document as { openapi: string }).openapi).toBe('3.1.0');
+});
+
+test('every route of the app is in the document, and nothing else', async () => {
+  const document = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+  const documented = new Set(
+    Object.entries(document.paths).flatMap(([path, item]) => {
+      const route = (item['x-express-route'] as string | undefined) ?? path.replace(/\{(\w+)\}/g, ':$1');
+      return Object.keys(item)
+        .filter((k) => ['get', 'post', 'put', 'patch', 'delete'].includes(k))
+        .map((method) => `${method.toUpperCase()} ${route}`);
+    }),
+  );
+  const actual = new Set(appRoutes((stack.api.app as unknown as { router: { stack: Layer[] } }).router.stack));
+  expect(actual.size).toBeGreaterThan(15);
+  expect([...actual].filter((r) => !documented.has(r))).toEqual([]);
+  expect([...documented].filter((r) => !actual.has(r))).toEqual([]);
+});
+
+test('the schemas come from the code: the model enum and a field rule are there', async () => {
+  const document = (await (await fetch(`${stack.url}/openapi.json`)).json()) as {
+    components: { schemas: { ImageRequest: { properties: Record<string, { enum?: string[]; maximum?: number }>; additionalProperties: boolean } } };
+  };
+  const request = document.components.schemas.ImageRequest;
+  expect(request.properties.model!.enum).toContain('vendor-gen-5-0-260128');
+  expect(request.properties.seed!.maximum).toBe(2147483647);
+  expect(request.additionalProperties).toBe(false);
+});
+
+test('/docs renders the document as HTML', async () => {
+  const res = await fetch(`${stack.url}/docs`);
+  expect(res.headers.get('content-type')).toMatch(/text\/html/);
+  const html = await res.text();
+  expect(html).toContain('/v1/images/generations');
+  expect(html).toContain('id="schema-GenerateContentResponse"');
+});
