@@ -77,6 +77,7 @@ export function createSimulator(config: SimulatorConfig, publicBase: string): Si
   app.disable('x-powered-by');
   app.use(express.json({ limit: '100mb' }));
   app.use('/_sim', controlRoutes(ctx));
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/tos/ark-content-generation/:name', (req, res) => ctx.links.serve(req, res));
 
   app.use('/api/v3', (_req, res, next) => {

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# One image for the api, the worker and the simulator; the command picks which:
+#   node dist/api.mjs | node dist/worker.mjs | node dist/simulator.mjs | node dist/admin.mjs ...
+ARG NODE_IMAGE=node:26-alpine
+
+# Every workspace manifest, so npm ci sees the whole workspace the lockfile describes.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY package.json package-lock.json ./
+COPY apps/api/package.json apps/api/
+COPY apps/worker/package.json apps/worker/
+COPY apps/simulator/package.json apps/simulator/
+COPY apps/embedded/package.json apps/embedded/
+COPY packages/core/package.json packages/core/
+COPY packages/jobs/package.json packages/jobs/
+COPY packages/billing/package.json packages/billing/
+COPY packages/testkit/package.json packages/testkit/
+COPY tests/e2e/package.json tests/e2e/
+COPY tests/faults/package.json tests/faults/
+
+# Runtime dependencies only. bull-board's valibot names typescript as a peer: nothing needs it to run.
+FROM manifests AS runtime-deps
+RUN npm ci --omit=dev --omit=peer --no-audit --no-fund \
+ && rm -rf node_modules/typescript node_modules/@typescript \
+ && npm cache clean --force
+
+# The bundles: workspace code inlined from its TypeScript sources by esbuild.
+FROM manifests AS build
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    METRICS_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=runtime-deps --chown=root:root /src/node_modules ./node_modules
+COPY --from=build --chown=root:root /src/dist ./dist
+USER node
+EXPOSE 8080 9464 4010
+CMD ["node", "--enable-source-maps", "dist/api.mjs"]

@@ -1,0 +1,30 @@
+// Bundles each runnable app into one ESM file under dist/: the workspace packages are inlined
+// from their TypeScript sources, third-party packages stay external (installed in the image).
+import { readFileSync, readdirSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const manifests = ['apps', 'packages'].flatMap((dir) =>
+  readdirSync(dir).map((name) => JSON.parse(readFileSync(`${dir}/${name}/package.json`, 'utf8'))),
+);
+const external = [...new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})))].filter((d) => !d.startsWith('@relay/'));
+
+const entries = {
+  api: 'apps/api/src/main.ts',
+  worker: 'apps/worker/src/main.ts',
+  simulator: 'apps/simulator/src/main.ts',
+  admin: 'apps/api/src/admin/cli.ts',
+};
+
+await build({
+  entryPoints: entries,
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  conditions: ['source'],
+  external,
+  sourcemap: true,
+  logLevel: 'info',
+});
