@@ -28,16 +28,21 @@ function arkAuth(ctx: SimContext) {
 /** Counts calls in flight and refuses beyond the configured concurrency, like a busy upstream. */
 function tracked(ctx: SimContext, refuse: (res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (ctx.config.SIM_MAX_CONCURRENT > 0 && ctx.stats.inflight >= ctx.config.SIM_MAX_CONCURRENT) {
-      ctx.stats.begin();
-      res.on('close', () => ctx.stats.end(res.statusCode));
-      return refuse(res);
-    }
-    ctx.stats.begin();
-    res.on('close', () => ctx.stats.end(res.writableFinished ? res.statusCode : 0));
+    const full = ctx.config.SIM_MAX_CONCURRENT > 0 && ctx.stats.inflight >= ctx.config.SIM_MAX_CONCURRENT;
+    const startedAt = ctx.stats.begin();
+    res.on('close', () => ctx.stats.end(res.writableFinished ? res.statusCode : 0, startedAt));
+    if (full) return refuse(res);
     next();
   };
 }
+
+const runtimeConfigSchema = z.strictObject({
+  SIM_LATENCY_MS: z.number().int().min(0).optional(),
+  SIM_IMAGE_SPACING_MS: z.number().int().min(0).optional(),
+  SIM_MAX_CONCURRENT: z.number().int().min(0).optional(),
+  SIM_MAX_IPM: z.number().int().min(0).optional(),
+  SIM_SPEECH_RPM: z.number().int().min(0).optional(),
+});
 
 function controlRoutes(ctx: SimContext) {
   const router = express.Router();
@@ -52,6 +57,13 @@ function controlRoutes(ctx: SimContext) {
     res.json({ pending: [] });
   });
   router.get('/stats', (_req, res) => void res.json(ctx.stats));
+  /** Changes latency and limits of a running simulator (benchmarks switch between phases). */
+  router.patch('/config', (req, res) => {
+    const parsed = runtimeConfigSchema.safeParse(req.body);
+    if (!parsed.success) return void res.status(400).json({ error: z.prettifyError(parsed.error) });
+    Object.assign(ctx.config, parsed.data);
+    res.json(ctx.config);
+  });
   router.post('/reset', (_req, res) => {
     ctx.faults.clear();
     ctx.stats.reset();

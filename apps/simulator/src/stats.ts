@@ -5,16 +5,27 @@ export class SimStats {
   inflight = 0;
   maxInflight = 0;
   imagesGenerated = 0;
+  /** Summed duration of every call, and the span from the first call to the last answer. */
+  busyMs = 0;
+  firstCallAt: number | null = null;
+  lastAnswerAt: number | null = null;
   private imageTimes: number[] = [];
 
-  begin() {
+  /** Returns the call's start time, to hand back to end(). */
+  begin(): number {
+    const now = Date.now();
     this.inflight += 1;
     this.maxInflight = Math.max(this.maxInflight, this.inflight);
+    this.firstCallAt ??= now;
+    return now;
   }
 
-  end(status: number) {
+  end(status: number, startedAt: number) {
+    const now = Date.now();
     this.inflight -= 1;
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
+    this.busyMs += now - startedAt;
+    this.lastAnswerAt = now;
   }
 
   /** Images generated within the last minute, for the images-per-minute limit. */
@@ -33,6 +44,9 @@ export class SimStats {
     this.statuses = {};
     this.maxInflight = this.inflight;
     this.imagesGenerated = 0;
+    this.busyMs = 0;
+    this.firstCallAt = null;
+    this.lastAnswerAt = null;
     this.imageTimes = [];
   }
 
@@ -43,6 +57,9 @@ export class SimStats {
       inflight: this.inflight,
       maxInflight: this.maxInflight,
       imagesGenerated: this.imagesGenerated,
+      busyMs: this.busyMs,
+      firstCallAt: this.firstCallAt,
+      lastAnswerAt: this.lastAnswerAt,
     };
   }
 }

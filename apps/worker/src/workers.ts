@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { AppError, encodeFailure, redisConnectionOptions, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
@@ -94,21 +94,26 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
       },
     );
     const log = settings.log.child({ queue: name });
-    worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'));
+    worker.on('failed', (job, err) => {
+      log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed');
+      // A job can fail for good without its processor's catch running (it stalled too often):
+      // whichever worker records that failure gives the money back; a second release is a no-op.
+      void job
+        ?.getState()
+        .then((state) => (state === 'failed' ? settings.billing.release(job.id!) : undefined))
+        .catch((error: Error) => log.warn({ jobId: job.id, err: error.message }, 'release after failure did not happen'));
+    });
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
-    // Safety net: a job failed without its processor running (stalled too often) still gets its money back.
-    const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(settings.redisUrl, 'patient'), prefix: settings.prefix });
-    events.on('failed', ({ jobId }) => void settings.billing.release(jobId).catch((err: Error) => log.warn({ jobId, err: err.message }, 'release failed')));
     void (setup.maxConcurrent > 0 ? queue.setGlobalConcurrency(setup.maxConcurrent) : queue.removeGlobalConcurrency()).catch(
       (err: Error) => log.warn({ err: err.message }, 'could not set the global concurrency'),
     );
-    return { queue, worker, events };
+    return { queue, worker };
   });
   return {
     workers: entries.map((e) => e.worker),
     async close() {
       await Promise.all(entries.map((e) => e.worker.close()));
-      await Promise.all(entries.flatMap((e) => [e.queue.close(), e.events.close()]));
+      await Promise.all(entries.map((e) => e.queue.close()));
     },
   };
 }

@@ -22,9 +22,11 @@ export interface AppProcess {
 export async function spawnApp(
   name: AppName,
   env: Record<string, string | undefined>,
-  { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1' } = {},
+  { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1', nodeArgs = [] as string[], bundle = false } = {},
 ): Promise<AppProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', `apps/${name}/src/main.ts`], {
+  // `bundle`: run the esbuild output (dist/, npm run build) as the Docker image does
+  const entry = bundle ? [`dist/${name}.mjs`] : ['--conditions=source', '--import', 'tsx', `apps/${name}/src/main.ts`];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

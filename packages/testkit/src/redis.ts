@@ -15,6 +15,8 @@ export interface RedisHandle {
 export interface LocalRedis extends RedisHandle {
   port: number;
   start(): Promise<void>;
+  /** The running server's process id (benchmarks read its CPU time). */
+  pid(): number | undefined;
 }
 
 async function pingable(url: string): Promise<boolean> {
@@ -44,6 +46,7 @@ export async function spawnRedisServer(options: { port?: number; appendonly?: bo
       child.on('error', () => undefined);
       await waitFor(() => pingable(url), 10_000, `redis-server on ${port}`);
     },
+    pid: () => child?.pid,
     async stop() {
       const current = child;
       if (!current || current.exitCode !== null) return;

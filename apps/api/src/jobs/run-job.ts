@@ -13,13 +13,18 @@ export type Outcome<R> =
  */
 export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: number, stop?: AbortSignal): Promise<Outcome<R>> {
   if (budgetMs <= 0 || stop?.aborted) return settledOutcome<R>(handle, job.id!);
-  const stopped = new Promise<void>((resolve) => stop?.addEventListener('abort', () => resolve(), { once: true }));
+  let onStop = () => {};
+  const stopped = new Promise<void>((resolve) => (onStop = resolve));
+  stop?.addEventListener('abort', onStop, { once: true });
   try {
     const result = await Promise.race([job.waitUntilFinished(handle.events, budgetMs) as Promise<R>, stopped]);
     if (stop?.aborted) return settledOutcome<R>(handle, job.id!);
     return { state: 'completed', job, result: result as R };
   } catch {
     return settledOutcome<R>(handle, job.id!);
+  } finally {
+    // the signal lives as long as the process: each wait must take its listener back
+    stop?.removeEventListener('abort', onStop);
   }
 }
 

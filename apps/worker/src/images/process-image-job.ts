@@ -68,11 +68,13 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
 
     let generated = checkpointOf(job);
+    // written while the copies run: it only matters if this attempt dies before it finishes
+    let checkpoint: Promise<void> = Promise.resolve();
     if (!generated) {
       const upstream = deps.upstreams[model.upstream];
       if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
       generated = await upstream.generate(await buildArkRequest(request, model, deps.store));
-      await job.updateProgress({ generated });
+      checkpoint = job.updateProgress({ generated });
       log.info({ slots: generated.data.length }, 'upstream generated');
     }
 
@@ -82,12 +84,13 @@ export function createImageProcessor(deps: ImageJobDeps) {
       const first = failed[0];
       // Nothing delivered: a refusal is final; anything else (an internal stop) is worth a retry.
       if (first && isModerationCode(first.code)) throw new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
+      await checkpoint;
       await job.updateProgress({});
       throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
     }
 
     const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
-    const images = await Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps)));
+    const [images] = await Promise.all([Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps))), checkpoint]);
     const outputTokens = images.reduce((sum, image) => {
       const [w = 0, h = 0] = image.size.split('x').map(Number);
       return sum + Math.round((w * h) / 256);

@@ -3,6 +3,7 @@ import {
   CreateBucketCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
@@ -56,13 +57,24 @@ export interface PutOptions {
   signal?: AbortSignal;
 }
 
-/** Streams `body` into the bucket; multipart above 5 MiB, a single PUT below. */
+/**
+ * Streams `body` into the bucket: one PUT when the length is known and under 5 GiB (S3's
+ * single-PUT limit), multipart (lib-storage) when it is not.
+ */
 export async function putObject(
   store: BlobStore,
   key: string,
   body: Buffer | Readable,
   options: PutOptions,
 ): Promise<void> {
+  const length = Buffer.isBuffer(body) ? body.length : options.contentLength;
+  if (length !== undefined && length < 5 * 1024 ** 3) {
+    await store.client.send(
+      new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: body, ContentType: options.contentType, ContentLength: length }),
+      { abortSignal: options.signal },
+    );
+    return;
+  }
   const upload = new Upload({
     client: store.client,
     params: {

@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+
+/** User + system CPU seconds a process has used so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU milliseconds each process spent per request while `run` ran. */
+export async function cpuPerRequest<T>(pids: Record<string, number>, requests: number, run: () => Promise<T>) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const result = await run();
+  const perRequestMs = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuSeconds(pid) - before[name]!) / requests) * 1000 * 100) / 100]),
+  );
+  return { result, perRequestMs };
+}
