@@ -30,7 +30,16 @@ function tracked(ctx: SimContext, refuse: (res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     const full = ctx.config.SIM_MAX_CONCURRENT > 0 && ctx.stats.inflight >= ctx.config.SIM_MAX_CONCURRENT;
     const startedAt = ctx.stats.begin();
-    res.on('close', () => ctx.stats.end(res.writableFinished ? res.statusCode : 0, startedAt));
+    // a call ends when its answer is handed to the socket ('finish'), before the client can
+    // react to it; 'close' still ends calls that never got one (dropped, hung up)
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      ctx.stats.end(res.writableFinished ? res.statusCode : 0, startedAt);
+    };
+    res.on('finish', end);
+    res.on('close', end);
     if (full) return refuse(res);
     next();
   };
