@@ -34,12 +34,12 @@ test('a burst of 1,000 against an upstream allowing 10 at once and 600 a minute:
       );
     }
   }
-  expect(pending.size).toBe(0);
-  expect(statuses.filter((s) => s === 200)).toHaveLength(1_000);
-
   const sim = await stack.simStats();
-  expect(sim.maxInflight).toBeLessThanOrEqual(10);
-  expect(sim.statuses['429']).toBeUndefined();
-  expect(sim.statuses['200']).toBe(1_000);
+  const seen = JSON.stringify({ pending: pending.size, sim });
+  expect(pending.size, seen).toBe(0);
+  expect(statuses.filter((s) => s === 200), seen).toHaveLength(1_000);
+  expect(sim.maxInflight, seen).toBeLessThanOrEqual(10);
+  expect(sim.statuses['429'], seen).toBeUndefined();
+  expect(sim.statuses['200'], seen).toBe(1_000);
   expect((await stack.account(accountId)).spent).toBe(1_000 * 30_000);
 }, 200_000);
