@@ -28,11 +28,14 @@ export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: num
   }
 }
 
-/** The outcome as Redis has it now, without waiting. */
+/**
+ * The outcome as Redis has it now, without waiting. The state is read first: a job read
+ * before it finished would carry no return value even if its state then says completed.
+ */
 export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Promise<Outcome<R>> {
+  const state = await handle.queue.getJobState(jobId);
   const job = await handle.queue.getJob(jobId);
   if (!job) throw new Error(`job ${jobId} vanished`);
-  const state = await job.getState();
   if (state === 'completed') return { state, job, result: job.returnvalue as R };
   if (state === 'failed') return { state, job, error: decodeFailure(job.failedReason) };
   return { state: 'pending', job };
