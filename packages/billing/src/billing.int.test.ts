@@ -78,4 +78,7 @@ test('debits stop at zero; the ledger sums to the balance and pages newest first
   const page2 = await readLedger(redis, prefix, id, { limit: 2, cursor: page1.nextCursor! });
   expect([...page1.entries, ...page2.entries].map((e) => e.id)).toEqual(entries.map((e) => e.id));
   expect((await readLedger(redis, prefix, id, { limit: 10, model: 'm' })).entries).toHaveLength(2);
+  const firstAt = Date.parse(entries.at(-1)!.at);
+  expect((await readLedger(redis, prefix, id, { limit: 10, from: Date.now() + 60_000 })).entries).toEqual([]);
+  expect((await readLedger(redis, prefix, id, { limit: 10, to: firstAt })).entries.map((e) => e.id)).toContain(entries.at(-1)!.id);
 });
