@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 
 const api = z.enum(['images', 'speech']);
@@ -24,6 +25,7 @@ export const faultSchema = z.discriminatedUnion('type', [
 ]);
 
 export type Fault = z.output<typeof faultSchema>;
+type AnswerFault = Extract<Fault, { type: 'error' | 'no-content' }>;
 /** A fault as a test writes it (`times` defaults to 1). */
 export type FaultInput = z.input<typeof faultSchema>;
 export type FaultApi = z.output<typeof api>;
@@ -61,4 +63,22 @@ export class FaultBook {
   takeImageFaults(): ImageFault[] {
     return this.queue.filter((f): f is ImageFault => f.type === 'image-error').map((f) => this.consume(f));
   }
+}
+
+/**
+ * Takes the next request-level fault and plays the transport ones (drop, hang, latency).
+ * Returns 'gone' when the request must not be answered, else the fault the handler renders.
+ */
+export async function playRequestFault(book: FaultBook, target: FaultApi, req: { socket: { destroy(): void } }): Promise<AnswerFault | 'gone' | undefined> {
+  const fault = book.takeRequestFault(target);
+  if (fault?.type === 'drop') {
+    req.socket.destroy();
+    return 'gone';
+  }
+  if (fault?.type === 'hang') return 'gone';
+  if (fault?.type === 'latency') {
+    await sleep(fault.ms);
+    return undefined;
+  }
+  return fault;
 }

@@ -1,31 +1,17 @@
 import express from 'express';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import type { BlobStore, Catalog } from '@relay/core';
+import type { BlobStore } from '@relay/core';
 import { imageCost } from '@relay/billing';
 import { imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
-import type { AccountsStore } from '../auth/accounts.js';
-import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { Presenter } from '../jobs/answer.js';
-import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
+import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
 import { rateLimit } from '../limits/rate-limit.js';
 import { presentImages } from './present.js';
 import { stageInputImages } from './stage-inputs.js';
-
-export interface ImagesDeps {
-  config: ApiConfig;
-  catalog: Catalog;
-  accounts: AccountsStore;
-  redis: Redis;
-  store: BlobStore;
-  jobs: JobRequestDeps;
-  route: JobRoute;
-  publicBase: (req: express.Request) => string;
-}
 
 export function imagePresenter(store: BlobStore, base: string): Presenter<unknown> {
   return async (job: Job, result: unknown) => ({
@@ -33,7 +19,7 @@ export function imagePresenter(store: BlobStore, base: string): Presenter<unknow
   });
 }
 
-export function imagesRoutes(deps: ImagesDeps) {
+export function imagesRoutes(deps: EndpointDeps) {
   const schema = imageRequestSchema(deps.catalog.imageModels);
   const router = express.Router();
   router.post(

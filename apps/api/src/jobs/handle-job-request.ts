@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
 import type { Request, Response } from 'express';
-import { AppError, type Logger } from '@relay/core';
+import type { Redis } from 'ioredis';
+import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing, Reservation } from '@relay/billing';
 import { newJobId, type JobKind } from '@relay/jobs';
+import type { AccountsStore } from '../auth/accounts.js';
+import type { ApiConfig } from '../config.js';
 import type { Dialect } from '../http/dialects.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
 import { answer, sendJson, type Presenter, type Sender } from './answer.js';
@@ -13,6 +16,18 @@ import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
 import { removeIfNotStarted, waitForJob } from './run-job.js';
 import { submitJob } from './submit.js';
+
+/** What a generation endpoint's router needs. */
+export interface EndpointDeps {
+  config: ApiConfig;
+  catalog: Catalog;
+  accounts: AccountsStore;
+  redis: Redis;
+  store: BlobStore;
+  jobs: JobRequestDeps;
+  route: JobRoute;
+  publicBase: (req: Request) => string;
+}
 
 export interface JobRequestDeps {
   billing: Billing;

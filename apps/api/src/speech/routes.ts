@@ -1,30 +1,16 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { AppError, type BlobStore, type Catalog } from '@relay/core';
+import { AppError, type BlobStore } from '@relay/core';
 import { speechReservation } from '@relay/billing';
 import { speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
-import type { AccountsStore } from '../auth/accounts.js';
-import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
 import { sendJson, type Presenter, type Sender } from '../jobs/answer.js';
-import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
+import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
 import { rateLimit } from '../limits/rate-limit.js';
 import { presentSpeech } from './present.js';
-
-export interface SpeechDeps {
-  config: ApiConfig;
-  catalog: Catalog;
-  accounts: AccountsStore;
-  redis: Redis;
-  store: BlobStore;
-  jobs: JobRequestDeps;
-  route: JobRoute;
-  publicBase: (req: Request) => string;
-}
 
 /** The relay's stable link to the stored WAV rides along in this header. */
 export const AUDIO_URL_HEADER = 'X-Relay-Audio-Url';
@@ -57,7 +43,7 @@ function parseModelAction(value: string): Target | undefined {
   return at > 0 && (ACTIONS as readonly string[]).includes(action) ? { model: value.slice(0, at), action: action as Target['action'] } : undefined;
 }
 
-export function speechRoutes(deps: SpeechDeps) {
+export function speechRoutes(deps: EndpointDeps) {
   const router = express.Router();
   router.post(
     '/v1beta/models/:modelAction',

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { imageDimensions } from '../render/dimensions.js';
 import { renderImage, type RenderSpec } from '../render/encode.js';
 import type { SimContext } from '../context.js';
+import { playRequestFault } from '../faults.js';
 import { DEFAULT_CODES, messageFor, sendArkError } from './errors.js';
 import { validateArkRequest, type ArkRequest } from './validate.js';
 
@@ -44,10 +45,8 @@ export function createGenerateHandler(ctx: SimContext) {
   const { config, faults, stats, links } = ctx;
   return async (req: Request, res: Response) => {
     stats.requests.images += 1;
-    const fault = faults.takeRequestFault('images');
-    if (fault?.type === 'drop') return void req.socket.destroy();
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'latency') await sleep(fault.ms);
+    const fault = await playRequestFault(faults, 'images', req);
+    if (fault === 'gone') return;
     if (fault?.type === 'error') {
       const code = fault.code ?? DEFAULT_CODES[fault.status] ?? 'InternalServiceError';
       return sendArkError(res, fault.status, code, messageFor(code));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { SimContext } from '../context.js';
+import { playRequestFault } from '../faults.js';
 import { AUDIO_TOKENS_PER_SECOND, SAMPLE_RATE, secondsFor, synthesize } from './audio.js';
 import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded } from './errors.js';
 import { validateTts } from './validate.js';
@@ -28,10 +29,8 @@ export function createGenerateContentHandler(ctx: SimContext) {
       return sendGoogleError(res, 404, `models/${model} is not found for API version v1beta, or is not supported for ${action || 'this method'}.`);
     }
     stats.requests.speech += 1;
-    const fault = faults.takeRequestFault('speech');
-    if (fault?.type === 'drop') return void req.socket.destroy();
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'latency') await sleep(fault.ms);
+    const fault = await playRequestFault(faults, 'speech', req);
+    if (fault === 'gone') return;
     if (fault?.type === 'error') {
       if (fault.status === 429) return sendQuotaExceeded(res, model, fault.retryDelay ?? '38s');
       return sendGoogleError(res, fault.status, defaultMessage(fault.status));

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { verdict } from '../testing/verdict.js';
 import { loadCatalog } from '@relay/core';
 import { imageRequestSchema, maxImagesOf } from './request.js';
 
@@ -14,14 +15,7 @@ const PNG_1PX = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfF
 /** A minimal valid body for each model (the edit model needs its one image). */
 const base = (model: string) => ({ model, prompt: 'a red fox', ...(model === EDIT ? { image: URL_IMG } : {}) });
 
-/** null when accepted, else the path of the first problem. */
-function verdict(body: unknown): string | null {
-  const result = schema.safeParse(body);
-  if (result.success) return null;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.join('.');
-  return issue.code === 'unrecognized_keys' ? [path, issue.keys[0]].filter(Boolean).join('.') : path;
-}
+const check = (body: unknown) => verdict(schema, body);
 
 type Case = [label: string, models: string[], extra: Record<string, unknown>, expected: string | null];
 
@@ -122,12 +116,12 @@ const cases: Case[] = [
 describe('image request rules', () => {
   for (const [label, models, extra, expected] of cases) {
     test.each(models)(`${label} (%s)`, (model) => {
-      expect(verdict({ ...base(model), ...extra })).toBe(expected);
+      expect(check({ ...base(model), ...extra })).toBe(expected);
     });
   }
 
   test('model is required', () => {
-    expect(verdict({ prompt: 'x' })).toBe('model');
+    expect(check({ prompt: 'x' })).toBe('model');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { verdict } from '../testing/verdict.js';
 import { loadCatalog } from '@relay/core';
 import { speechRequestSchema, speechText } from './request.js';
 
@@ -11,13 +12,7 @@ const valid = () => ({
   generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: voice('Kore') } },
 });
 
-function verdict(body: unknown): string | null {
-  const result = schema.safeParse(body);
-  if (result.success) return null;
-  const issue = result.error.issues[0]!;
-  const path = issue.path.join('.');
-  return issue.code === 'unrecognized_keys' ? [path, issue.keys[0]].filter(Boolean).join('.') : path;
-}
+const check = (body: unknown) => verdict(schema, body);
 
 type Mutation = (body: ReturnType<typeof valid> & Record<string, any>) => void;
 const cases: Array<[string, Mutation, string | null]> = [
@@ -73,7 +68,7 @@ describe('speech request rules', () => {
   test.each([...cases, ...multi])('%s', (_label, mutate, expected) => {
     const body = valid();
     mutate(body as any);
-    expect(verdict(body)).toBe(expected);
+    expect(check(body)).toBe(expected);
   });
 });
 
