@@ -63,7 +63,9 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
       QUEUES[name],
       async (job: Job) => {
         const { metrics } = settings;
-        const model = String((job.data as { model?: string; request?: { model?: string } }).request?.model ?? (job.data as { model?: string }).model ?? 'unknown');
+        // speech jobs name their public model at the top, image jobs inside the request
+        const data = job.data as { model?: string; request?: { model?: string } };
+        const model = data.model ?? data.request?.model ?? 'unknown';
         if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
         const timer = metrics.jobDuration.startTimer({ queue: name, model });
         await ensureReserved(settings.billing, job);
