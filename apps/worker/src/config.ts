@@ -9,8 +9,8 @@ export const workerEnvSchema = z.object({
   SPEECH_CONCURRENCY: envInt(1, 1_000).default(8),
   /**
    * Limits on the upstream calls of each queue, across every worker process (0 = none):
-   * calls at once (BullMQ global concurrency) and calls per minute (BullMQ limiter, spread
-   * evenly so a burst reaches the upstream as a steady stream).
+   * calls at once (leases in Redis, held only for the call) and calls per minute (BullMQ's
+   * limiter, spread evenly so a burst reaches the upstream as a steady stream).
    */
   IMAGES_MAX_CONCURRENT: envInt(0).default(0),
   IMAGES_MAX_PER_MINUTE: envInt(0).default(0),

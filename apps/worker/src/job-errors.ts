@@ -2,6 +2,9 @@ import { RateLimitError, UnrecoverableError, type Queue } from 'bullmq';
 import { AppError, encodeFailure } from '@relay/core';
 import { UpstreamError } from './upstreams/upstream-error.js';
 
+/** The job's client left before its upstream call began: nothing was charged, nothing is retried. */
+export const cancelled = () => new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
+
 export interface FailureContext {
   queue: Queue;
   attempt: number;

@@ -18,6 +18,7 @@ import { createWorkerMetrics } from './metrics.js';
 import { createImageProcessor } from './images/process-image-job.js';
 import { createSpeechProcessor } from './speech/process-speech-job.js';
 import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
+import { createCallSlots } from './upstreams/call-slots.js';
 import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
 import { createWorkers } from './workers.js';
 
@@ -31,6 +32,8 @@ await runMain(async () => {
   const registry = createMetricsRegistry('worker');
   const metrics = createWorkerMetrics(registry);
   const observe = (name: string) => (status: string) => metrics.upstreamCalls.inc({ upstream: name, status });
+  const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const slotsFor = (queue: string, max: number) => createCallSlots(redis, subscriber, `${config.REDIS_PREFIX}:slots:${queue}`, max);
 
   const imageUpstreams: Record<string, ImageGeneration> = {};
   const speechUpstreams: Record<string, SpeechSynthesis> = {};
@@ -44,12 +47,12 @@ await runMain(async () => {
     {
       images: {
         concurrency: config.IMAGES_CONCURRENCY,
-        maxConcurrent: config.IMAGES_MAX_CONCURRENT,
         maxPerMinute: config.IMAGES_MAX_PER_MINUTE,
         process: createImageProcessor({
           catalog,
           billing,
           metrics,
+          slots: slotsFor('images', config.IMAGES_MAX_CONCURRENT),
           upstreams: imageUpstreams,
           store,
           copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
@@ -58,9 +61,16 @@ await runMain(async () => {
       },
       speech: {
         concurrency: config.SPEECH_CONCURRENCY,
-        maxConcurrent: config.SPEECH_MAX_CONCURRENT,
         maxPerMinute: config.SPEECH_MAX_PER_MINUTE,
-        process: createSpeechProcessor({ catalog, billing, metrics, upstreams: speechUpstreams, store, log }),
+        process: createSpeechProcessor({
+          catalog,
+          billing,
+          metrics,
+          slots: slotsFor('speech', config.SPEECH_MAX_CONCURRENT),
+          upstreams: speechUpstreams,
+          store,
+          log,
+        }),
       },
     },
     {
@@ -87,6 +97,7 @@ await runMain(async () => {
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
     ops.server.close();
+    subscriber.disconnect();
     redis.disconnect();
   });
 });

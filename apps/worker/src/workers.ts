@@ -1,8 +1,8 @@
 import { Queue, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { AppError, encodeFailure, redisConnectionOptions, type Logger } from '@relay/core';
+import { redisConnectionOptions, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
-import { toJobError } from './job-errors.js';
+import { cancelled, toJobError } from './job-errors.js';
 import type { WorkerMetrics } from './metrics.js';
 
 /**
@@ -23,8 +23,7 @@ export interface QueueSetup<Q extends QueueName> {
   process: Processor<Q>;
   /** Jobs this process runs at once. */
   concurrency: number;
-  /** Across all processes: upstream calls at once, and per minute (0 = unlimited). */
-  maxConcurrent: number;
+  /** Across all processes: upstream calls per minute (0 = unlimited). Calls at once: CallSlots. */
   maxPerMinute: number;
 }
 
@@ -42,12 +41,10 @@ export interface WorkerSettings {
   log: Logger;
 }
 
-/** A job runs only while its reservation holds (settled too: a retry after the charge). */
+/** A job runs only while its reservation holds (started or settled too: a retry). */
 async function ensureReserved(billing: Billing, job: Job) {
   const state = await billing.reservationState(job.id!);
-  if (state !== 'reserved' && state !== 'settled') {
-    throw new UnrecoverableError(encodeFailure(new AppError('cancelled', 'the job was cancelled before it started; nothing was charged')));
-  }
+  if (state === 'released' || state === undefined) throw cancelled();
 }
 
 export interface RunningWorkers {
@@ -68,8 +65,8 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         const model = data.model ?? data.request?.model ?? 'unknown';
         if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
         const timer = metrics.jobDuration.startTimer({ queue: name, model });
-        await ensureReserved(settings.billing, job);
         try {
+          await ensureReserved(settings.billing, job);
           const result = await setup.process(job);
           timer({ outcome: 'completed' });
           return result;
@@ -106,9 +103,6 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         .catch((error: Error) => log.warn({ jobId: job.id, err: error.message }, 'release after failure did not happen'));
     });
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
-    void (setup.maxConcurrent > 0 ? queue.setGlobalConcurrency(setup.maxConcurrent) : queue.removeGlobalConcurrency()).catch(
-      (err: Error) => log.warn({ err: err.message }, 'could not set the global concurrency'),
-    );
     return { queue, worker };
   });
   return {

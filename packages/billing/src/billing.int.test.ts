@@ -82,3 +82,22 @@ test('debits stop at zero; the ledger sums to the balance and pages newest first
   expect((await readLedger(redis, prefix, id, { limit: 10, from: Date.now() + 60_000 })).entries).toEqual([]);
   expect((await readLedger(redis, prefix, id, { limit: 10, to: firstAt })).entries.map((e) => e.id)).toContain(entries.at(-1)!.id);
 });
+
+test('a cancel works only before the upstream call began; settling and releasing work after', async () => {
+  const id = await account(1_000);
+  await billing.reserve(reservation(id, 'job-g', 300));
+  expect(await billing.begin('job-g')).toBe(true);
+  expect((await billing.cancel('job-g')).applied).toBe(false);
+  expect(await billing.begin('job-g')).toBe(true); // a retry of the same job
+  expect((await billing.settle(id, 'job-g', 100, '1')).charged).toBe(100);
+
+  await billing.reserve(reservation(id, 'job-h', 300));
+  expect((await billing.cancel('job-h')).applied).toBe(true);
+  expect(await billing.begin('job-h')).toBe(false);
+  expect((await billing.settle(id, 'job-h', 100, '1')).applied).toBe(false);
+
+  await billing.reserve(reservation(id, 'job-i', 300));
+  await billing.begin('job-i');
+  expect((await billing.release('job-i')).applied).toBe(true);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 900, reserved: 0, spent: 100 });
+});

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
-import { CLOSE, CREDIT, RESERVE } from './scripts.js';
+import { BEGIN, CLOSE, CREDIT, RESERVE } from './scripts.js';
 
 export interface Reservation {
   accountId: string;
@@ -24,6 +24,8 @@ export const balanceSchema = z.object({
 });
 export type Balance = z.output<typeof balanceSchema>;
 
+export type ReservationState = 'reserved' | 'started' | 'settled' | 'released';
+
 export interface Billing {
   /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */
   reserve(r: Reservation): Promise<{ balance: number; reserved: number }>;
@@ -31,8 +33,12 @@ export interface Billing {
   settle(accountId: string, jobId: string, charge: number, units: string): Promise<{ charged: number; applied: boolean }>;
   /** Gives the whole reservation back (failure, cancel before start); a second call changes nothing. */
   release(jobId: string): Promise<{ applied: boolean }>;
-  /** `reserved` while the job may still run and be charged; a job without one must not run. */
-  reservationState(jobId: string): Promise<'reserved' | 'settled' | 'released' | undefined>;
+  /** Cancels a job whose upstream call has not begun: all given back. False once it began. */
+  cancel(jobId: string): Promise<{ applied: boolean }>;
+  /** Called right before the upstream call; false means the job was cancelled and must not call. */
+  begin(jobId: string): Promise<boolean>;
+  /** A job with no open reservation (released, or none) must not run. */
+  reservationState(jobId: string): Promise<ReservationState | undefined>;
   credit(accountId: string, amount: number, note?: string): Promise<{ balance: number }>;
   balanceOf(accountId: string): Promise<Balance | undefined>;
 }
@@ -50,7 +56,7 @@ const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Numb
 
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
-  const close = async (type: 'settle' | 'release', accountId: string, jobId: string, charge: number, units: string) => {
+  const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string) => {
     const [status = -1, , , charged = 0] = asNumbers(
       await redis.eval(CLOSE, 3, keys.reservation(jobId), keys.account(accountId), keys.ledger(accountId), type, charge, units, CLOSED_RETENTION_SECONDS),
     );
@@ -81,9 +87,18 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       const { applied } = await close('release', accountId, jobId, 0, '');
       return { applied };
     },
+    async cancel(jobId) {
+      const accountId = await redis.hget(keys.reservation(jobId), 'accountId');
+      if (!accountId) return { applied: false };
+      const { applied } = await close('cancel', accountId, jobId, 0, '');
+      return { applied };
+    },
+    async begin(jobId) {
+      return Number(await redis.eval(BEGIN, 1, keys.reservation(jobId))) === 1;
+    },
     async reservationState(jobId) {
       const state = await redis.hget(keys.reservation(jobId), 'state');
-      return (state ?? undefined) as 'reserved' | 'settled' | 'released' | undefined;
+      return (state ?? undefined) as ReservationState | undefined;
     },
     async credit(accountId, amount, note = '') {
       const [status, balance = 0] = asNumbers(await redis.eval(CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note));

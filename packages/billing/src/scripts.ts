@@ -26,14 +26,28 @@ return {1, balance, reserved}
 `;
 
 /**
+ * Marks the moment the upstream call begins: from then on the job can no longer be cancelled
+ * for free. Repeats (a retry, a retry after the charge) pass; a cancelled job does not.
+ * KEYS: reservation.
+ */
+export const BEGIN = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'reserved' then redis.call('HSET', KEYS[1], 'state', 'started') return 1 end
+if state == 'started' or state == 'settled' then return 1 end
+return 0
+`;
+
+/**
  * Closes a reservation: charges min(charge, reserved amount) and gives back the rest.
- * A release is a settlement with charge 0. KEYS: reservation, account, ledger.
- * ARGV: type (settle|release), charge, units, retentionSeconds.
+ * A release is a settlement with charge 0; a cancel is a release that only happens before
+ * the job began. KEYS: reservation, account, ledger.
+ * ARGV: type (settle|release|cancel), charge, units, retentionSeconds.
  */
 export const CLOSE = `
 local state = redis.call('HGET', KEYS[1], 'state')
 if not state then return {-1, 0, 0, 0} end
-if state ~= 'reserved' then return {0, 0, 0, tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')} end
+local open = state == 'reserved' or (state == 'started' and ARGV[1] ~= 'cancel')
+if not open then return {0, 0, 0, tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')} end
 local amount = tonumber(redis.call('HGET', KEYS[1], 'amount'))
 local charge = math.min(tonumber(ARGV[2]), amount)
 local refund = amount - charge
@@ -41,10 +55,11 @@ local balance = redis.call('HINCRBY', KEYS[2], 'balance', refund)
 local reserved = redis.call('HINCRBY', KEYS[2], 'reserved', -amount)
 redis.call('HINCRBY', KEYS[2], 'spent', charge)
 local closed = ARGV[1] == 'settle' and 'settled' or 'released'
+local entry = ARGV[1] == 'settle' and 'settle' or 'release'
 redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model')
-redis.call('XADD', KEYS[3], '*', 'type', ARGV[1], 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
+redis.call('XADD', KEYS[3], '*', 'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
   'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved)
 return {1, balance, reserved, charge}
 `;

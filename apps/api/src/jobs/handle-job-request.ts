@@ -14,7 +14,7 @@ import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
-import { removeIfNotStarted, waitForJob } from './run-job.js';
+import { removeIfWaiting, waitForJob } from './run-job.js';
 import { submitJob } from './submit.js';
 
 /** What a generation endpoint's router needs. */
@@ -132,13 +132,16 @@ export async function handleJobRequest<P>(req: Request, res: Response, deps: Job
   await answer(res, outcome, spec.present, route.dialect, spec.send ?? sendJson);
 }
 
-/** A caller that leaves before its job started cancels it: removed, nothing charged. */
+/**
+ * A caller that leaves before its job's upstream call began cancels it: nothing is charged,
+ * and the job is dropped (or, if a worker already holds it, refused by the worker).
+ */
 function onClientGone(res: Response, job: Job, deps: JobRequestDeps, idemKey: string | undefined) {
   res.on('close', () => {
     if (res.writableFinished) return;
     void (async () => {
-      if (!(await removeIfNotStarted(job))) return;
-      await deps.billing.release(job.id!);
+      if (!(await deps.billing.cancel(job.id!)).applied) return;
+      await removeIfWaiting(job);
       if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
       deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
     })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job'));

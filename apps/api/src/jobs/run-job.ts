@@ -41,17 +41,9 @@ export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Pro
   return { state: 'pending', job };
 }
 
-/**
- * Removes a job that has not started yet (a client that left before its turn). Returns false
- * once a worker holds it: BullMQ refuses to remove a locked job, so the check cannot race.
- */
-export async function removeIfNotStarted(job: Job): Promise<boolean> {
+/** Drops a cancelled job still in the queue; one a worker holds is refused by that worker. */
+export async function removeIfWaiting(job: Job): Promise<void> {
   const state = await job.getState();
-  if (!['waiting', 'wait', 'prioritized'].includes(state) || job.attemptsMade > 0) return false;
-  try {
-    await job.remove();
-    return true;
-  } catch {
-    return false;
-  }
+  if (!['waiting', 'wait', 'prioritized', 'delayed'].includes(state)) return;
+  await job.remove().catch(() => undefined); // taken by a worker meanwhile: it will see the cancel
 }

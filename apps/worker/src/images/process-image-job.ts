@@ -15,12 +15,16 @@ import { isModerationCode } from '../upstreams/ark/images.js';
 import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
+import type { CallSlots } from '../upstreams/call-slots.js';
+import { cancelled } from '../job-errors.js';
 import { buildArkRequest } from './ark-request.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
   billing: Billing;
   metrics: WorkerMetrics;
+  /** Bounds the upstream calls (not the copies) across all workers. */
+  slots: CallSlots;
   upstreams: Record<string, ImageGeneration>;
   store: BlobStore;
   copyLimits: CopyLimits;
@@ -73,7 +77,12 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!generated) {
       const upstream = deps.upstreams[model.upstream];
       if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
-      generated = await upstream.generate(await buildArkRequest(request, model, deps.store));
+      const body = await buildArkRequest(request, model, deps.store);
+      generated = await deps.slots.run(async () => {
+        // the last moment a job can be cancelled for free: its client may have left while it waited
+        if (!(await deps.billing.begin(job.id!))) throw cancelled();
+        return upstream.generate(body);
+      });
       checkpoint = job.updateProgress({ generated });
       log.info({ slots: generated.data.length }, 'upstream generated');
     }

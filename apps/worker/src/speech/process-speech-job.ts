@@ -13,12 +13,16 @@ import {
 } from '@relay/jobs';
 import { putBufferToStore, storeError } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
+import type { CallSlots } from '../upstreams/call-slots.js';
+import { cancelled } from '../job-errors.js';
 import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
   billing: Billing;
   metrics: WorkerMetrics;
+  /** Bounds the upstream calls across all workers. */
+  slots: CallSlots;
   upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
   log: Logger;
@@ -40,7 +44,10 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
-    const speech = await upstream.synthesize(model.upstreamModel, upstreamBody(request));
+    const speech = await deps.slots.run(async () => {
+      if (!(await deps.billing.begin(job.id!))) throw cancelled();
+      return upstream.synthesize(model.upstreamModel, upstreamBody(request));
+    });
     const sampleRate = sampleRateOf(speech.mimeType);
     const wav = pcmToWav(speech.pcm, sampleRate);
     const key = storageKeyOf(job.id!, 0, 'wav');
