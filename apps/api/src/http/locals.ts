@@ -7,7 +7,6 @@ export interface Caller {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       requestId: string;
