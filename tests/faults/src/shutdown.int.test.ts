@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { waitFor } from '@relay/testkit';
 import { startStack, type Stack } from '@relay/e2e';
 import { finalAnswer, generate, untilSimInflight } from './helpers.js';
 
@@ -22,8 +23,8 @@ test('SIGTERM on the api: in-flight waits finish within the grace period, the re
   await untilSimInflight(stack, 2);
 
   const exited = api.stop('SIGTERM');
-  const refused = await fetch(`${api.ready.url}/healthz`).catch((error: Error) => error);
-  expect(refused).toBeInstanceOf(Error);
+  // once the signal is handled, new connections are refused
+  await waitFor(async () => (await fetch(`${api.ready.url}/healthz`).catch((error: Error) => error)) instanceof Error, 3_000, 'refused connections');
   expect((await quick).status).toBe(200);
   const late = await slow;
   expect(late.status).toBe(202);
