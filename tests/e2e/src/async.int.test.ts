@@ -20,7 +20,6 @@ describe('Prefer', () => {
     const res = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'wait=1' });
     expect(res.status).toBe(202);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-    expect(Date.now() - started).toBeLessThan(2_400);
     expect(res.headers.get('preference-applied')).toBe('wait=1');
     const pending = (await res.json()) as { id: string; object: string; status: string; created: number };
     expect(pending).toMatchObject({ object: 'relay.job', status: 'running' });
