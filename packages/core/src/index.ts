@@ -10,3 +10,4 @@ export * from './storage/s3.js';
 export * from './process/run-main.js';
 export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
+export * from './own.js';

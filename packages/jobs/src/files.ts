@@ -10,6 +10,9 @@ export type JobKind = 'img' | 'tts';
 const FILE_ID = /^((?:img|tts)_[0-9a-f]{32})-(\d{1,2})\.(jpeg|png|wav)$/;
 
 export const newJobId = (kind: JobKind) => `${kind}_${randomBytes(16).toString('hex')}`;
+const JOB_ID = /^(?:img|tts)_[0-9a-f]{32}$/;
+/** Whether a client-given id can name a job at all (junk never reaches Redis). */
+export const isJobId = (value: string) => JOB_ID.test(value);
 
 export const fileIdOf = (jobId: string, index: number, extension: string) => `${jobId}-${index}.${extension}`;
 

@@ -60,7 +60,8 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     ['text/plain', JSON.stringify(valid), { 'content-type': 'text/plain' }, 415],
     ['form encoded', 'model=x&prompt=y', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
     ['no content type', JSON.stringify(valid), {}, 415],
-    ['a UTF-16 charset on UTF-8 bytes', JSON.stringify(valid), { 'content-type': 'application/json; charset=utf-16' }, 400],
+    // RFC 8259 8.1: JSON between systems is UTF-8
+    ['a UTF-16 charset', JSON.stringify(valid), { 'content-type': 'application/json; charset=utf-16' }, 415],
     ['an unknown charset', JSON.stringify(valid), { 'content-type': 'application/json; charset=klingon' }, 415],
     ['an unknown content encoding', JSON.stringify(valid), { 'content-type': 'application/json', 'content-encoding': 'br2' }, 415],
     ['gzip that is not gzip', 'not gzip at all', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 400],

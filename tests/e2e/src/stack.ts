@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
@@ -33,6 +34,8 @@ export interface Stack {
   account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
   simStats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number }>;
+  /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE). */
+  redisFootprint(): Promise<{ keys: number; bytes: number }>;
   /** Another worker or api process on the same Redis and store; stopped with the stack. */
   spawn(app: 'worker' | 'api', env?: Env): Promise<AppProcess>;
   close(): Promise<void>;
@@ -100,6 +103,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async simStats() {
       return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;
+    },
+    async redisFootprint() {
+      const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      try {
+        let keys = 0;
+        let bytes = 0;
+        for await (const batch of client.scanStream({ match: `${env.REDIS_PREFIX}:*`, count: 500 }) as AsyncIterable<string[]>) {
+          for (const key of batch) {
+            keys += 1;
+            bytes += Number((await client.memory('USAGE', key)) ?? 0);
+          }
+        }
+        return { keys, bytes };
+      } finally {
+        client.disconnect();
+      }
     },
     async spawn(app, more = {}) {
       const child = await spawnApp(app, { ...env, ...(app === 'api' ? { PORT: '0', ADMIN_TOKEN: adminToken } : options.worker), ...more });

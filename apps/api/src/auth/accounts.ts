@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Caller } from '../http/locals.js';
-import { hashKey, newApiKey, newId } from './keys.js';
+import { hashKey, isId, newApiKey, newId } from './keys.js';
 import type { Account, KeyRecord } from './records.js';
 
 export type { Account, KeyRecord } from './records.js';
@@ -37,6 +37,7 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     },
 
     async getAccount(id: string): Promise<Account | undefined> {
+      if (!isId('acct', id)) return undefined;
       const h = await redis.hgetall(k.account(id));
       return h.id ? { id: h.id, name: h.name ?? '', createdAt: Number(h.createdAt) } : undefined;
     },
@@ -69,6 +70,7 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     },
 
     async revokeKey(keyId: string): Promise<KeyRecord | undefined> {
+      if (!isId('key', keyId)) return undefined;
       const h = await redis.hgetall(k.key(keyId));
       if (!h.id) return undefined;
       const revokedAt = h.revokedAt ? Number(h.revokedAt) : Date.now();

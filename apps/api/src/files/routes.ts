@@ -1,6 +1,6 @@
 import express from 'express';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { AppError, getObject, presignGet, type BlobStore } from '@relay/core';
+import { AppError, getObject, isMissingObject, presignGet, storeUnavailable, type BlobStore } from '@relay/core';
 import { parseFileId } from '@relay/jobs';
 
 /**
@@ -26,11 +26,8 @@ export function filesRoutes(store: BlobStore, mode: 'redirect' | 'proxy', linkTt
       });
       object.body.pipe(res);
     } catch (error) {
-      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      if (status === 404 || (error as Error).name === 'NoSuchKey' || (error as Error).name === 'NotFound') {
-        throw new AppError('not_found', 'no such file (it may have passed the retention period)');
-      }
-      throw new AppError('unavailable', 'the file store is unavailable; retry shortly', { retryAfterMs: 2_000, cause: error });
+      if (isMissingObject(error)) throw new AppError('not_found', 'no such file (it may have passed the retention period)');
+      throw storeUnavailable(error);
     }
   });
   return router;

@@ -9,9 +9,23 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   }, '');
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union's own issue says only "none of the forms matched"; when one form had the right type
+ * and broke a rule of its own (an array that is too long), that rule is the useful answer.
+ */
+function specific(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union') return issue;
+  const matched = issue.errors.filter((branch) => branch.length > 0 && !(branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0));
+  if (matched.length !== 1) return issue;
+  const inner = matched[0]![0]!;
+  return specific({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
+}
+
 /** The first problem, as a 400 naming the field (an unknown field names itself). */
 export function toValidationError(error: z.ZodError): AppError {
-  const issue = error.issues[0]!;
+  const issue = specific(error.issues[0]!);
   let param = formatPath(issue.path);
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {

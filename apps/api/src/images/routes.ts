@@ -1,6 +1,6 @@
 import express from 'express';
 import type { Job } from 'bullmq';
-import type { BlobStore } from '@relay/core';
+import { ownValue, type BlobStore } from '@relay/core';
 import { imageCost } from '@relay/billing';
 import { imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
@@ -11,7 +11,7 @@ import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.
 import { fingerprint } from '../jobs/idempotency.js';
 import { rateLimit } from '../limits/rate-limit.js';
 import { presentImages } from './present.js';
-import { stageInputImages } from './stage-inputs.js';
+import { checkInputImages, stageInputImages } from './stage-inputs.js';
 
 export function imagePresenter(store: BlobStore, base: string): Presenter<unknown> {
   return async (job: Job, result: unknown) => ({
@@ -29,18 +29,19 @@ export function imagesRoutes(deps: EndpointDeps) {
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);
+      const inputs = checkInputImages(request.image, deps.config.INPUT_IMAGE_MAX_BYTES);
       const caller = res.locals.caller!;
-      const maxImages = maxImagesOf(request, request.image === undefined ? 0 : [request.image].flat().length);
+      const maxImages = maxImagesOf(request, inputs.length);
       await handleJobRequest(req, res, deps.jobs, deps.route, {
         reservation: {
           model: request.model,
-          amount: imageCost(deps.catalog.imageModels[request.model]!, maxImages),
+          amount: imageCost(ownValue(deps.catalog.imageModels, request.model)!, maxImages),
           units: `${maxImages} images`,
         },
         fingerprint: fingerprint(req.path, request),
         prepare: async (jobId): Promise<ImageJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
-          request: { ...request, image: await stageInputImages(deps.store, jobId, request.image, deps.config.INPUT_IMAGE_MAX_BYTES) },
+          request: { ...request, image: await stageInputImages(deps.store, jobId, inputs) },
         }),
         present: imagePresenter(deps.store, deps.publicBase(req)),
       });

@@ -1,36 +1,40 @@
-import { AppError, putObject, type BlobStore } from '@relay/core';
-import { inputKeyOf, looksLike, mimeOf, parseInputImage, type InputImageRef } from '@relay/jobs';
+import { AppError, putObject, storeUnavailable, type BlobStore } from '@relay/core';
+import { decodeDataImage, inputKeyOf, mimeOf, parseInputImage, type InputImageFormat, type InputImageRef } from '@relay/jobs';
+
+/** An input image checked in full, ready to be staged once the money is held. */
+export type CheckedInput = { kind: 'url'; url: string } | { kind: 'data'; format: InputImageFormat; bytes: Buffer };
 
 /**
- * Base64 inputs go to S3 before the job is queued, so the job (stored in clear in Redis)
+ * Decodes and checks every inline image (size, base64, format) before anything is reserved:
+ * a request that cannot run must not touch the balance or the ledger.
+ */
+export function checkInputImages(image: string | string[] | undefined, maxBytes: number): CheckedInput[] {
+  const list = image === undefined ? [] : Array.isArray(image) ? image : [image];
+  return list.map((entry, index) => {
+    const param = Array.isArray(image) ? `image[${index}]` : 'image';
+    const parsed = parseInputImage(entry);
+    if (typeof parsed === 'string') throw new AppError('invalid_request', `${param}: ${parsed}`, { param });
+    if (parsed.kind === 'url') return parsed;
+    const bytes = decodeDataImage(parsed, maxBytes);
+    if (typeof bytes === 'string') throw new AppError('invalid_request', `${param}: ${bytes}`, { param });
+    return { kind: 'data', format: parsed.format, bytes };
+  });
+}
+
+/**
+ * Inline images go to S3 before the job is queued, so the job (stored in clear in Redis)
  * holds only a key. URLs pass through: the upstream fetches them itself.
  */
-export async function stageInputImages(
-  store: BlobStore,
-  jobId: string,
-  image: string | string[] | undefined,
-  maxBytes: number,
-): Promise<InputImageRef[]> {
-  const list = image === undefined ? [] : Array.isArray(image) ? image : [image];
+export async function stageInputImages(store: BlobStore, jobId: string, inputs: CheckedInput[]): Promise<InputImageRef[]> {
   return Promise.all(
-    list.map(async (entry, index): Promise<InputImageRef> => {
-      const param = Array.isArray(image) ? `image[${index}]` : 'image';
-      const parsed = parseInputImage(entry);
-      if (typeof parsed === 'string') throw new AppError('invalid_request', parsed, { param });
-      if (parsed.kind === 'url') return parsed;
-      const bytes = Buffer.from(parsed.base64, 'base64');
-      if (bytes.length > maxBytes) {
-        throw new AppError('invalid_request', `${param} is ${bytes.length} bytes; input images may be at most ${maxBytes} bytes`, { param });
-      }
-      if (!looksLike(parsed.format, bytes)) {
-        throw new AppError('invalid_request', `${param} does not contain a ${parsed.format} image`, { param });
-      }
-      const key = inputKeyOf(jobId, index, parsed.format);
-      const mime = mimeOf(parsed.format);
+    inputs.map(async (input, index): Promise<InputImageRef> => {
+      if (input.kind === 'url') return input;
+      const key = inputKeyOf(jobId, index, input.format);
+      const mime = mimeOf(input.format);
       try {
-        await putObject(store, key, bytes, { contentType: mime, contentLength: bytes.length });
+        await putObject(store, key, input.bytes, { contentType: mime, contentLength: input.bytes.length });
       } catch (cause) {
-        throw new AppError('unavailable', 'the file store is unavailable; retry shortly', { retryAfterMs: 2_000, cause });
+        throw storeUnavailable(cause);
       }
       return { kind: 'stored', key, mime };
     }),

@@ -1,6 +1,6 @@
 import express from 'express';
-import { AppError } from '@relay/core';
-import type { JobMeta } from '@relay/jobs';
+import { AppError, ownValue } from '@relay/core';
+import { isJobId, type JobMeta } from '@relay/jobs';
 import { authenticate, type KeySource } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { Dialect } from '../http/dialects.js';
@@ -23,7 +23,7 @@ export function jobsRoutes(accounts: AccountsStore, keys: { sources: KeySource[]
   const router = express.Router();
   router.get('/v1/jobs/:id', authenticate(accounts, keys), async (req, res) => {
     const id = String(req.params.id);
-    const kind = kinds[id.split('_')[0] ?? ''];
+    const kind = isJobId(id) ? ownValue(kinds, id.split('_')[0] ?? '') : undefined;
     const job = kind && (await kind.handle.queue.getJob(id));
     if (!kind || !job || (job.data as { meta: JobMeta }).meta.accountId !== res.locals.caller!.accountId) {
       throw new AppError('not_found', `no job ${id}`);

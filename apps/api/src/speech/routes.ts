@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
-import { AppError, type BlobStore } from '@relay/core';
+import { AppError, ownValue, type BlobStore } from '@relay/core';
 import { speechReservation } from '@relay/billing';
 import { speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
@@ -51,7 +51,7 @@ export function speechRoutes(deps: EndpointDeps) {
     rateLimit(deps.redis, deps.config.REDIS_PREFIX, deps.config.RATE_LIMIT_PER_MINUTE),
     (req: Request, res: Response, next: express.NextFunction) => {
       const target = parseModelAction(String(req.params.modelAction));
-      if (!target || !deps.catalog.speechModels[target.model]) {
+      if (!target || !ownValue(deps.catalog.speechModels, target.model)) {
         const model = target?.model ?? String(req.params.modelAction);
         throw new AppError('not_found', `models/${model} is not found for API version v1beta, or is not supported for generateContent`);
       }
@@ -61,8 +61,11 @@ export function speechRoutes(deps: EndpointDeps) {
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: Request, res: Response) => {
       const { model, action } = res.locals.target as Target;
-      const speechModel = deps.catalog.speechModels[model]!;
-      const request = parseOrThrow(speechRequestSchema(model, speechModel), req.body);
+      const speechModel = ownValue(deps.catalog.speechModels, model)!;
+      const { generationConfig, ...rest } = parseOrThrow(speechRequestSchema(model, speechModel), req.body);
+      // imageConfig is accepted (the SPEC lists it) but means nothing for speech: never queued
+      const { imageConfig: _ignored, ...config } = generationConfig;
+      const request = { ...rest, generationConfig: config };
       const caller = res.locals.caller!;
       const chars = speechText(request).length;
       await handleJobRequest(req, res, deps.jobs, deps.route, {

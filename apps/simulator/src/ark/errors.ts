@@ -31,7 +31,7 @@ const MESSAGES: Record<string, string> = {
   InternalServiceError: 'The service encountered an unexpected internal error. Please retry later.',
 };
 
-export const messageFor = (code: string) => MESSAGES[code] ?? code;
+export const messageFor = (code: string) => (Object.hasOwn(MESSAGES, code) ? MESSAGES[code]! : code);
 
 /** Ark's error body, with the request id in the message, `x-request-id` and `x-error-code`. */
 export function sendArkError(res: Response, status: number, code: string, message: string, param = '') {

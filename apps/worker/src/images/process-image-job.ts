@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { imageCost, type Billing } from '@relay/billing';
 import {
   CONTENT_TYPES,
@@ -67,7 +67,7 @@ async function storeSlot(job: Job, index: number, slot: Extract<Slot, { size: st
 export function createImageProcessor(deps: ImageJobDeps) {
   return async (job: Job): Promise<ImageJobResult> => {
     const { request, meta } = imageJobSchema.parse(job.data);
-    const model = deps.catalog.imageModels[request.model];
+    const model = ownValue(deps.catalog.imageModels, request.model);
     if (!model) throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
 
@@ -75,7 +75,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     // written while the copies run: it only matters if this attempt dies before it finishes
     let checkpoint: Promise<void> = Promise.resolve();
     if (!generated) {
-      const upstream = deps.upstreams[model.upstream];
+      const upstream = ownValue(deps.upstreams, model.upstream);
       if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
       const body = await buildArkRequest(request, model, deps.store);
       generated = await deps.slots.run(async () => {

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost, type Billing } from '@relay/billing';
 import {
   CONTENT_TYPES,
@@ -30,17 +30,16 @@ export interface SpeechJobDeps {
 
 /** The Gemini body goes upstream as the client wrote it, minus what only the relay reads. */
 function upstreamBody(request: SpeechJob['request']) {
-  const { model: _model, generationConfig, ...rest } = request;
-  const { imageConfig: _imageConfig, ...config } = generationConfig;
-  return { ...rest, generationConfig: config };
+  const { model: _model, ...rest } = request;
+  return rest;
 }
 
 export function createSpeechProcessor(deps: SpeechJobDeps) {
   return async (job: Job): Promise<SpeechJobResult> => {
     const { meta, model: modelId, request } = speechJobSchema.parse(job.data);
-    const model = deps.catalog.speechModels[modelId];
+    const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
-    const upstream = deps.upstreams[model.upstream];
+    const upstream = ownValue(deps.upstreams, model.upstream);
     if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 

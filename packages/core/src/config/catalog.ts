@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 import { defaultCatalog } from './catalog-default.js';
+import { ownValue } from '../own.js';
 
 const upstreamSchema = z.strictObject({
   protocol: z.enum(['ark', 'gemini']),
@@ -62,7 +63,7 @@ export const catalogSchema = z
       ['speechModels', catalog.speechModels],
     ] as const) {
       for (const [id, model] of Object.entries(models)) {
-        if (!catalog.upstreams[model.upstream]) {
+        if (!ownValue(catalog.upstreams, model.upstream)) {
           ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
         }
       }

@@ -27,7 +27,7 @@ export function decodeFailure(reason: string | undefined): AppError {
     try {
       const data = JSON.parse(reason.slice(marker.length)) as Record<string, unknown>;
       const code = data.code as ErrorCode;
-      if (code in errorStatus && typeof data.message === 'string') {
+      if (typeof code === 'string' && Object.hasOwn(errorStatus, code) && typeof data.message === 'string') {
         return new AppError(code, data.message, {
           status: typeof data.status === 'number' ? data.status : undefined,
           param: typeof data.param === 'string' ? data.param : undefined,

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { AppError } from '../errors/app-error.js';
 
 export interface S3Settings {
   S3_ENDPOINT?: string | undefined;
@@ -129,4 +130,16 @@ export async function isStoreReachable(store: BlobStore): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The store failed or is away: a 503 the client may retry, never mistaken for Redis being down. */
+export function storeUnavailable(cause: unknown, message = 'the file store is unavailable; retry shortly'): AppError {
+  return new AppError('unavailable', message, { retryAfterMs: 2_000, cause });
+}
+
+/** Whether a store error means the object is not there (a 404 to pass on, not an outage). */
+export function isMissingObject(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const name = (error as Error)?.name;
+  return status === 404 || name === 'NoSuchKey' || name === 'NotFound';
 }

@@ -1,23 +1,31 @@
 import { z } from 'zod';
-import type { ImageModel } from '@relay/core';
+import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { parseSize } from './size.js';
 
 export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_IMAGES_LIMIT = 15;
+/** The most input images any vendor model takes (Ark: 14 references). */
+export const MAX_INPUT_IMAGES = 14;
 
 /**
  * The public body of POST /v1/images/generations, as the SPEC describes it. Types are checked
  * here; which model takes which field is checked by `imageRequestSchema` below.
  */
 export const imageRequestFields = z.strictObject({
-  model: z.string({ error: 'model is required and must be a string' }),
+  model: z.string({ error: 'model is required and must be a string' }).max(200, 'model must be at most 200 characters'),
+  // the length is checked before anything walks the text
   prompt: z
     .string({ error: 'prompt is required and must be a string' })
-    .refine((p) => p.trim().length > 0, 'prompt must not be empty')
-    .refine((p) => p.length <= MAX_PROMPT_CHARS, `prompt must be at most ${MAX_PROMPT_CHARS} characters`),
-  image: z.union([z.string(), z.array(z.string())], { error: 'image must be a string or an array of strings' }).optional(),
-  size: z.string({ error: 'size must be a string' }).optional(),
+    .max(MAX_PROMPT_CHARS, `prompt must be at most ${MAX_PROMPT_CHARS} characters`)
+    .refine((p) => p.trim().length > 0, 'prompt must not be empty'),
+  image: z
+    .union(
+      [z.string(), z.array(z.string()).max(MAX_INPUT_IMAGES, `image takes at most ${MAX_INPUT_IMAGES} input images`)],
+      { error: 'image must be a string or an array of strings' },
+    )
+    .optional(),
+  size: z.string({ error: 'size must be a string' }).max(32, 'size must be a keyword or WIDTHxHEIGHT').optional(),
   seed: z
     .number({ error: 'seed must be an integer' })
     .int('seed must be an integer')
@@ -58,25 +66,29 @@ function refuse(ctx: Ctx, path: Array<string | number>, message: string) {
   ctx.addIssue({ code: 'custom', path, message });
 }
 
+/** Counts first: a request with the wrong number of images is refused before any entry is read. */
 function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx) {
   const images = request.image === undefined ? [] : Array.isArray(request.image) ? request.image : [request.image];
   const { min, max } = model.inputImages;
   if (Array.isArray(request.image) && request.image.length === 0) {
     refuse(ctx, ['image'], 'image must not be an empty array; omit it instead');
-    return;
+    return undefined;
   }
   if (max === 0 && images.length > 0) {
     refuse(ctx, ['image'], `${request.model} is text-to-image only and does not take image`);
-  } else if (min === max && images.length !== min) {
-    refuse(ctx, ['image'], `${request.model} takes exactly ${min} input image, got ${images.length}`);
-  } else if (images.length < min || images.length > max) {
-    refuse(ctx, ['image'], `${request.model} takes between ${min} and ${max} input images, got ${images.length}`);
+    return undefined;
   }
-  images.forEach((entry, index) => {
+  if (images.length < min || images.length > max) {
+    refuse(ctx, ['image'], min === max ? `${request.model} takes exactly ${min} input image, got ${images.length}` : `${request.model} takes between ${min} and ${max} input images, got ${images.length}`);
+    return undefined;
+  }
+  for (const [index, entry] of images.entries()) {
     const parsed = parseInputImage(entry);
-    const path = Array.isArray(request.image) ? ['image', index] : ['image'];
-    if (typeof parsed === 'string') refuse(ctx, path, parsed);
-  });
+    if (typeof parsed === 'string') {
+      refuse(ctx, Array.isArray(request.image) ? ['image', index] : ['image'], parsed);
+      return undefined;
+    }
+  }
   return images.length;
 }
 
@@ -96,7 +108,7 @@ function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
 /** The full request schema for a catalog: SPEC types plus every per-model rule. */
 export function imageRequestSchema(models: Record<string, ImageModel>) {
   return imageRequestFields.superRefine((request, ctx) => {
-    const model = models[request.model];
+    const model = ownValue(models, request.model);
     if (!model) {
       refuse(ctx, ['model'], `unknown model "${request.model}"; available: ${Object.keys(models).join(', ')}`);
       return;

@@ -3,11 +3,16 @@ import { jobMetaSchema } from '../meta.js';
 import { storedFileSchema } from '../images/job.js';
 import { speechRequestFields } from './request.js';
 
-/** The speech job: the validated Gemini body and the public model it was addressed to. */
+/**
+ * The speech job: the validated Gemini body and the public model it was addressed to. The body's
+ * free-form imageConfig is never queued: it means nothing for speech and would be stored verbatim.
+ */
 export const speechJobSchema = z.strictObject({
   meta: jobMetaSchema,
   model: z.string(),
-  request: speechRequestFields,
+  request: speechRequestFields.extend({
+    generationConfig: speechRequestFields.shape.generationConfig.omit({ imageConfig: true }),
+  }),
 });
 export type SpeechJob = z.output<typeof speechJobSchema>;
 

@@ -5,18 +5,26 @@ import type { SpeechModel } from '@relay/core';
  * The Gemini-native body of POST /v1beta/models/{model}:generateContent for speech, field
  * names as Google's SDKs send them. Unknown fields are refused at every level.
  */
-const textPart = z.strictObject({ text: z.string({ error: 'text must be a string' }) }, { error: 'a part must be an object with text' });
+/** Above every model's own cap (maxInputChars): it only bounds what one part can cost to read. */
+const MAX_PART_CHARS = 100_000;
+/** Short labels: voices, speakers, roles. */
+const label = (what: string) => z.string({ error: `${what} must be a string` }).max(100, `${what} must be at most 100 characters`);
+
+const textPart = z.strictObject(
+  { text: z.string({ error: 'text must be a string' }).max(MAX_PART_CHARS, `a text part may be at most ${MAX_PART_CHARS} characters`) },
+  { error: 'a part must be an object with text' },
+);
 
 const content = z.strictObject(
   {
     role: z.enum(['user'], { error: 'role must be "user"' }).optional(),
-    parts: z.array(textPart, { error: 'parts must be an array' }).optional(),
+    parts: z.array(textPart, { error: 'parts must be an array' }).max(1_000, 'at most 1000 parts per content').optional(),
   },
   { error: 'each entry of contents must be an object' },
 );
 
 const voiceConfig = z.strictObject(
-  { prebuiltVoiceConfig: z.strictObject({ voiceName: z.string({ error: 'voiceName must be a string' }) }) },
+  { prebuiltVoiceConfig: z.strictObject({ voiceName: label('voiceName') }) },
   { error: 'voiceConfig must be an object' },
 );
 
@@ -26,14 +34,16 @@ const speechConfig = z.strictObject(
     multiSpeakerVoiceConfig: z
       .strictObject({
         speakerVoiceConfigs: z.array(
-          z.strictObject({ speaker: z.string().min(1, 'speaker must not be empty'), voiceConfig }),
+          z.strictObject({ speaker: label('speaker').min(1, 'speaker must not be empty'), voiceConfig }),
           { error: 'speakerVoiceConfigs must be an array' },
-        ),
+        )
+        .max(10, 'multi-speaker speech takes 1 or 2 speakers'),
       })
       .optional(),
     /** BCP-47, e.g. en-US; the upstream detects the language when it is absent. */
     languageCode: z
       .string()
+      .max(35, 'languageCode must be a BCP-47 code such as en-US')
       .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'languageCode must be a BCP-47 code such as en-US')
       .optional(),
   },
@@ -41,10 +51,10 @@ const speechConfig = z.strictObject(
 );
 
 export const speechRequestFields = z.strictObject({
-  contents: z.array(content, { error: 'contents is required and must be an array' }),
+  contents: z.array(content, { error: 'contents is required and must be an array' }).max(1_000, 'at most 1000 contents'),
   generationConfig: z.strictObject(
     {
-      responseModalities: z.array(z.string(), { error: 'responseModalities is required and must be ["AUDIO"]' }),
+      responseModalities: z.array(label('a response modality'), { error: 'responseModalities is required and must be ["AUDIO"]' }).max(4, 'responseModalities must be ["AUDIO"]'),
       speechConfig: speechConfig.optional(),
       /** Listed as required by the SPEC, but meaningless for speech: accepted, never sent upstream. */
       imageConfig: z.record(z.string(), z.unknown(), { error: 'imageConfig must be an object' }).optional(),
@@ -56,7 +66,7 @@ export const speechRequestFields = z.strictObject({
     { error: 'generationConfig is required and must be an object' },
   ),
   /** Repeats the model of the path; when present it must name the same model. */
-  model: z.string().optional(),
+  model: z.string().max(200, 'model must be at most 200 characters').optional(),
 });
 
 export type SpeechRequest = z.output<typeof speechRequestFields>;
