@@ -23,7 +23,9 @@ import type { JobRequestDeps, JobRoute } from './jobs/handle-job-request.js';
 import { createIdempotency } from './jobs/idempotency.js';
 import type { Lifecycle } from './jobs/lifecycle.js';
 import type { Queues } from './jobs/queues.js';
+import { createAnswerCache } from './jobs/answer-cache.js';
 import { jobsRoutes } from './jobs/routes.js';
+import { rateLimit } from './limits/rate-limit.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
 
 export interface ApiDeps {
@@ -70,12 +72,22 @@ export function createApp(deps: ApiDeps) {
     images: { kind: 'img', handle: deps.queues.images, guard: createDepthGuard(deps.queues.images), jobName: 'generate', dialect: 'openai' },
     speech: { kind: 'tts', handle: deps.queues.speech, guard: createDepthGuard(deps.queues.speech), jobName: 'synthesize', dialect: 'google' },
   };
-  app.use(imagesRoutes({ ...deps, jobs, route: routes.images, publicBase }), errorHandler('openai', log));
-  app.use(speechRoutes({ ...deps, jobs, route: routes.speech, publicBase }), errorHandler('google', log));
+  const limits = {
+    requests: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'requests', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: 1 }),
+    reads: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'reads', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: config.JOB_READ_RATE_MULTIPLIER }),
+  };
+  app.use(imagesRoutes({ ...deps, jobs, route: routes.images, publicBase, limits }), errorHandler('openai', log));
+  app.use(speechRoutes({ ...deps, jobs, route: routes.speech, publicBase, limits }), errorHandler('google', log));
   app.use(
-    jobsRoutes(deps.accounts, GOOGLE_KEYS, {
-      img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
-      tts: { handle: deps.queues.speech, dialect: 'google', present: (req) => speechPresenter(deps.store, publicBase(req)) },
+    jobsRoutes({
+      accounts: deps.accounts,
+      keys: GOOGLE_KEYS,
+      readLimit: limits.reads,
+      cache: createAnswerCache(config.ANSWER_CACHE_BYTES),
+      kinds: {
+        img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
+        tts: { handle: deps.queues.speech, dialect: 'google', present: (req) => speechPresenter(deps.store, publicBase(req)) },
+      },
     }),
     errorHandler('openai', log),
   );

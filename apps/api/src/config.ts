@@ -28,6 +28,10 @@ export const apiEnvSchema = z.object({
   INPUT_IMAGE_MAX_BYTES: envInt(1024).default(10 * MiB),
   /** Requests per minute per key unless the key has its own limit (0 = unlimited). */
   RATE_LIMIT_PER_MINUTE: envInt(0).default(600),
+  /** GET /v1/jobs/{id} reads per minute, as a multiple of the key's request limit (its own bucket). */
+  JOB_READ_RATE_MULTIPLIER: envInt(1, 1_000).default(10),
+  /** Memory for finished answers kept to serve repeated GET /v1/jobs/{id} reads without rebuilding them. */
+  ANSWER_CACHE_BYTES: envInt(0).default(64 * MiB),
   /** How long a request waits for its job before answering 202 with a job link. */
   WAIT_TIMEOUT_MS: envInt(0).default(90_000),
   /** The most a caller may ask for with `Prefer: wait=N`. */

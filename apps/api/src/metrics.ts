@@ -34,6 +34,16 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     },
   });
 
+  new Gauge({
+    name: 'relay_waiting_requests',
+    help: 'Requests of this api process waiting for their job, per queue',
+    labelNames: ['queue'],
+    registers: [registry],
+    collect() {
+      for (const [name, { waits }] of Object.entries(queues)) this.set({ queue: name }, waits.size);
+    },
+  });
+
   return {
     /** Records each answer under its route pattern (never the raw path: ids would explode the labels). */
     middleware(req: Request, res: Response, next: NextFunction) {

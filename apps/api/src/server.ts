@@ -20,17 +20,18 @@ export interface RunningApi {
 export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger): Promise<RunningApi> {
   const redis = createRedis(config.REDIS_URL, 'fail-fast', 'api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   await waitForRedis(redis, 30_000);
+  const lifecycle = createLifecycle();
   const queues = await openQueues(
     redis,
     config.REDIS_URL,
     config.REDIS_PREFIX,
     { attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS, keepSeconds: config.JOB_KEEP_SECONDS },
     log,
+    lifecycle.signal,
   );
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
-  const lifecycle = createLifecycle();
   const registry = createMetricsRegistry('api');
   const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, log });
 

@@ -65,7 +65,8 @@ function controlRoutes(ctx: SimContext) {
     ctx.faults.clear();
     res.json({ pending: [] });
   });
-  router.get('/stats', (_req, res) => void res.json(ctx.stats));
+  router.get('/stats', (_req, res) => void res.json({ ...ctx.stats.toJSON(), holding: ctx.faults.holding }));
+  router.post('/release', (_req, res) => void res.json({ released: ctx.faults.release() }));
   /** Changes latency and limits of a running simulator (benchmarks switch between phases). */
   router.patch('/config', (req, res) => {
     const parsed = runtimeConfigSchema.safeParse(req.body);

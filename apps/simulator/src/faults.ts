@@ -18,6 +18,8 @@ export const faultSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('drop'), api, times }),
   z.strictObject({ type: z.literal('hang'), api, times }),
   z.strictObject({ type: z.literal('latency'), api, times, ms: z.number().int().min(0) }),
+  /** Holds the call until POST /_sim/release: tests act while a call is surely in flight. */
+  z.strictObject({ type: z.literal('hold'), api, times }),
   /** Fail slot `index` of the next sequential set; an internal code stops the set there. */
   z.strictObject({ type: z.literal('image-error'), api: z.literal('images'), times, index: z.number().int().min(0), code: z.string() }),
   /** Gemini only: HTTP 200 with finishReason OTHER and no content. */
@@ -34,6 +36,7 @@ type ImageFault = Extract<Fault, { type: 'image-error' }>;
 
 export class FaultBook {
   private queue: Fault[] = [];
+  private held: Array<() => void> = [];
 
   add(fault: Fault) {
     this.queue.push({ ...fault });
@@ -41,6 +44,24 @@ export class FaultBook {
 
   clear() {
     this.queue = [];
+    this.release();
+  }
+
+  /** Calls waiting on a `hold` fault right now. */
+  get holding(): number {
+    return this.held.length;
+  }
+
+  hold(): Promise<void> {
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+
+  /** Lets every held call go on; returns how many there were. */
+  release(): number {
+    const held = this.held;
+    this.held = [];
+    for (const go of held) go();
+    return held.length;
   }
 
   get pending(): readonly Fault[] {
@@ -78,6 +99,10 @@ export async function playRequestFault(book: FaultBook, target: FaultApi, req: {
   if (fault?.type === 'hang') return 'gone';
   if (fault?.type === 'latency') {
     await sleep(fault.ms);
+    return undefined;
+  }
+  if (fault?.type === 'hold') {
+    await book.hold();
     return undefined;
   }
   return fault;

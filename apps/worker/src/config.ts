@@ -22,6 +22,8 @@ export const workerEnvSchema = z.object({
   JOB_LOCK_MS: envInt(1_000).default(30_000),
   /** How often workers look for such stalled jobs. */
   STALLED_CHECK_MS: envInt(500).default(30_000),
+  /** How many times a job may lose its worker (crash, kill) and be taken over before it fails (503). */
+  MAX_STALLED_COUNT: envInt(0, 100).default(1),
   /** /metrics, /healthz and /readyz of the worker process (0 = any free port). */
   METRICS_HOST: envString().default('127.0.0.1'),
   METRICS_PORT: envInt(0, 65535).default(9464),
@@ -32,6 +34,11 @@ export const workerEnvSchema = z.object({
   /** Largest result file the relay copies into the store. */
   RESULT_MAX_BYTES: envInt(1_024).default(50 * MiB),
   RESULT_DOWNLOAD_TIMEOUT_MS: envInt(1_000).default(60_000),
+  /**
+   * How long a worker keeps retrying to put a paid result into the store before the attempt
+   * fails: a store outage shorter than this costs no second upstream call.
+   */
+  STORE_RETRY_MS: envInt(0).default(30_000),
   ...redisEnv,
   ...s3Env,
   ...catalogEnv,

@@ -35,6 +35,13 @@ await runMain(async () => {
   const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const slotsFor = (queue: string, max: number) => createCallSlots(redis, subscriber, `${config.REDIS_PREFIX}:slots:${queue}`, max);
 
+  const storeRetry = (queue: string) => ({
+    deadlineMs: config.STORE_RETRY_MS,
+    onRetry: (error: unknown) => {
+      metrics.storeRetries.inc({ queue });
+      log.warn({ queue, err: (error as Error).message }, 'the store refused a result; trying again');
+    },
+  });
   const imageUpstreams: Record<string, ImageGeneration> = {};
   const speechUpstreams: Record<string, SpeechSynthesis> = {};
   for (const [name, configured] of Object.entries(catalog.upstreams)) {
@@ -55,7 +62,7 @@ await runMain(async () => {
           slots: slotsFor('images', config.IMAGES_MAX_CONCURRENT),
           upstreams: imageUpstreams,
           store,
-          copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS },
+          copyLimits: { maxBytes: config.RESULT_MAX_BYTES, timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS, retry: storeRetry('images') },
           log,
         }),
       },
@@ -69,6 +76,7 @@ await runMain(async () => {
           slots: slotsFor('speech', config.SPEECH_MAX_CONCURRENT),
           upstreams: speechUpstreams,
           store,
+          storeRetry: storeRetry('speech'),
           log,
         }),
       },
@@ -78,6 +86,7 @@ await runMain(async () => {
       prefix: bullPrefix(config.REDIS_PREFIX),
       lockMs: config.JOB_LOCK_MS,
       stalledCheckMs: config.STALLED_CHECK_MS,
+      maxStalledCount: config.MAX_STALLED_COUNT,
       rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
       billing,
       metrics,

@@ -31,6 +31,12 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['queue'],
       registers,
     }),
+    storeRetries: new Counter({
+      name: 'relay_store_retries_total',
+      help: 'Failed tries to put a paid result into the store that were tried again',
+      labelNames: ['queue'],
+      registers,
+    }),
     bytesStored: new Counter({ name: 'relay_bytes_stored_total', help: 'Bytes of results written to the store', labelNames: ['queue'], registers }),
     charged: new Counter({
       name: 'relay_charged_micro_units_total',

@@ -35,6 +35,7 @@ export interface WorkerSettings {
   prefix: string;
   lockMs: number;
   stalledCheckMs: number;
+  maxStalledCount: number;
   rateLimit: { defaultMs: number; maxMs: number };
   billing: Billing;
   metrics: WorkerMetrics;
@@ -45,6 +46,16 @@ export interface WorkerSettings {
 async function ensureReserved(billing: Billing, job: Job) {
   const state = await billing.reservationState(job.id!);
   if (state === 'released' || state === undefined) throw cancelled();
+}
+
+/**
+ * A failed job is kept for JOB_KEEP_SECONDS so its error can be fetched and replayed, but its
+ * request (prompt, image links, text) is no longer needed: only who asked and for which model.
+ * Failures cost the client nothing, so their payloads must not cost Redis much either.
+ */
+async function keepOnlyWhatTheAnswerNeeds(job: Job) {
+  const data = job.data as { meta: unknown; model?: string; request?: { model?: string } };
+  await job.updateData({ meta: data.meta, model: data.model ?? data.request?.model }).catch(() => undefined);
 }
 
 export interface RunningWorkers {
@@ -79,7 +90,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
           timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
           if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
           else if (!final) metrics.retries.inc({ queue: name });
-          if (final) await settings.billing.release(job.id!);
+          if (final) await Promise.all([settings.billing.release(job.id!), keepOnlyWhatTheAnswerNeeds(job)]);
           throw failure;
         }
       },
@@ -90,9 +101,11 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         limiter: limiterFor(setup.maxPerMinute),
         lockDuration: settings.lockMs,
         stalledInterval: settings.stalledCheckMs,
+        maxStalledCount: settings.maxStalledCount,
       },
     );
     const log = settings.log.child({ queue: name });
+    queue.on('error', (err) => log.warn({ err: err.message }, 'queue connection error'));
     worker.on('failed', (job, err) => {
       log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed');
       // A job can fail for good without its processor's catch running (it stalled too often):

@@ -34,5 +34,7 @@ export function jobOptions(settings: RetrySettings): DefaultJobOptions {
     backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.5 },
     removeOnComplete: { age: settings.keepSeconds },
     removeOnFail: { age: settings.keepSeconds },
+    // the last attempt's stack is enough to debug; every attempt's would pile up in Redis
+    stackTraceLimit: 1,
   };
 }

@@ -20,6 +20,7 @@ export interface StackOptions {
 export interface Stack {
   url: string;
   sim: RunningSimulator;
+  /** The worker process; a test that kills it may assign a spawned one here (close() stops both). */
   worker: AppProcess;
   api: RunningApi;
   redis: RedisHandle & { start?(): Promise<void> };
@@ -33,7 +34,9 @@ export interface Stack {
   /** The account's balance and its ledger, newest first. */
   account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
-  simStats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number }>;
+  simStats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number; holding: number }>;
+  /** Lets every call held by a `hold` fault go on. */
+  release(): Promise<number>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE). */
   redisFootprint(): Promise<{ keys: number; bytes: number }>;
   /** Another worker or api process on the same Redis and store; stopped with the stack. */
@@ -100,6 +103,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async fault(fault) {
       const res = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
       if (!res.ok) throw new Error(`fault rejected: ${await res.text()}`);
+    },
+    async release() {
+      return ((await (await fetch(`${sim.url}/_sim/release`, { method: 'POST' })).json()) as { released: number }).released;
     },
     async simStats() {
       return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;

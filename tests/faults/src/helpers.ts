@@ -29,3 +29,16 @@ export async function settlementsPerJob(stack: Stack, accountId: string) {
 
 export const untilSimInflight = (stack: Stack, n: number) =>
   waitFor(async () => (await stack.simStats()).inflight >= n, 10_000, `${n} upstream calls in flight`);
+
+/** The sum of a counter in the worker's /metrics (all label sets). */
+export async function workerCounter(stack: Stack, name: string): Promise<number> {
+  const text = await (await fetch(`${stack.worker.ready.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+/** Until `n` upstream calls wait on a `hold` fault (the simulator has them, unanswered). */
+export const untilSimHolding = (stack: Stack, n: number, timeoutMs = 30_000) =>
+  waitFor(async () => (await stack.simStats()).holding >= n, timeoutMs, `${n} upstream calls held`);

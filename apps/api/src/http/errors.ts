@@ -39,12 +39,15 @@ export function toAppError(error: unknown): AppError {
 export function errorHandler(dialect: Dialect, log: Logger): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
+    // a bug is an error; an outage the client is told to retry (502, 503) is only a warning
+    if (appError.code === 'internal') {
       log.error({ err: appError.cause ?? appError, requestId: res.locals.requestId, path: req.path }, appError.message);
+    } else if (appError.status >= 500) {
+      log.warn({ err: (appError.cause as Error | undefined)?.message, requestId: res.locals.requestId, path: req.path }, appError.message);
     }
     if (appError.code === 'internal') {
       appError.message = `internal error (request id ${res.locals.requestId})`;
     }
-    sendError(res, appError, dialect);
+    sendError(res, appError, res.locals.dialect ?? dialect);
   };
 }

@@ -13,6 +13,8 @@ declare global {
       caller?: Caller;
       /** Set by routes that resolve their target before reading the body. */
       target?: unknown;
+      /** Set by routes whose errors take the dialect of what they found (a speech job's GET). */
+      dialect?: 'openai' | 'google';
     }
   }
 }

@@ -9,7 +9,6 @@ import { parseOrThrow } from '../http/validate.js';
 import type { Presenter } from '../jobs/answer.js';
 import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
-import { rateLimit } from '../limits/rate-limit.js';
 import { presentImages } from './present.js';
 import { checkInputImages, stageInputImages } from './stage-inputs.js';
 
@@ -25,7 +24,7 @@ export function imagesRoutes(deps: EndpointDeps) {
   router.post(
     '/v1/images/generations',
     authenticate(deps.accounts, OPENAI_KEYS),
-    rateLimit(deps.redis, deps.config.REDIS_PREFIX, deps.config.RATE_LIMIT_PER_MINUTE),
+    deps.limits.requests,
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing, Reservation } from '@relay/billing';
@@ -27,6 +27,8 @@ export interface EndpointDeps {
   jobs: JobRequestDeps;
   route: JobRoute;
   publicBase: (req: Request) => string;
+  /** Per-key rate limits: generation requests, and job reads in their own bucket. */
+  limits: { requests: RequestHandler; reads: RequestHandler };
 }
 
 export interface JobRequestDeps {
@@ -123,27 +125,45 @@ export async function handleJobRequest<P>(req: Request, res: Response, deps: Job
   if (idemKey !== undefined && (idemKey.length === 0 || idemKey.length > 255)) {
     throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', { param: 'Idempotency-Key' });
   }
-  const { job, fresh } = await admit(res, deps, route, spec, budgetMs, idemKey);
-  if (fresh) onClientGone(res, job, deps, idemKey);
-  else res.set('Idempotent-Replayed', 'true');
-
-  const outcome = await waitForJob<unknown>(route.handle, job, budgetMs, deps.lifecycle.signal);
-  if (res.destroyed) return;
-  await answer(res, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+  const client = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) client.abort();
+  });
+  for (let attempt = 0; ; attempt++) {
+    const { job, fresh } = await admit(res, deps, route, spec, budgetMs, idemKey);
+    if (fresh) {
+      cancelWhenGone(client.signal, res, job, deps, idemKey);
+      res.removeHeader('Idempotent-Replayed');
+    } else {
+      res.set('Idempotent-Replayed', 'true');
+    }
+    const outcome = await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
+    if (client.signal.aborted) return;
+    // a replay whose first request left before its job started finds that job dropped from the
+    // queue, or refused by the worker that held it: it never ran, so this request runs it again
+    const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
+    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+    if (fresh || attempt >= 2) {
+      throw new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, { retryAfterMs: 1_000 });
+    }
+  }
 }
 
 /**
  * A caller that leaves before its job's upstream call began cancels it: nothing is charged,
- * and the job is dropped (or, if a worker already holds it, refused by the worker).
+ * and the job is dropped (or, if a worker already holds it, refused by the worker). The key is
+ * freed before the job is dropped, so a replay woken by the removal can claim it afresh.
  */
-function onClientGone(res: Response, job: Job, deps: JobRequestDeps, idemKey: string | undefined) {
-  res.on('close', () => {
-    if (res.writableFinished) return;
-    void (async () => {
-      if (!(await deps.billing.cancel(job.id!)).applied) return;
-      await removeIfWaiting(job);
-      if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
-      deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
-    })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job'));
-  });
+function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, idemKey: string | undefined) {
+  left.addEventListener(
+    'abort',
+    () =>
+      void (async () => {
+        if (!(await deps.billing.cancel(job.id!)).applied) return;
+        if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
+        await removeIfWaiting(job);
+        deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
+      })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),
+    { once: true },
+  );
 }

@@ -2,11 +2,14 @@ import { Queue, QueueEvents } from 'bullmq';
 import { redisConnectionOptions, type Logger } from '@relay/core';
 import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
 import type { Redis } from 'ioredis';
+import { createJobWaits, type JobWaits } from './job-waits.js';
 
 export interface QueueHandle {
   queue: Queue;
   /** One QueueEvents per queue per process, shared by every waiting request. */
   events: QueueEvents;
+  /** The requests waiting on this queue's jobs, behind one set of event listeners. */
+  waits: JobWaits;
 }
 
 export type Queues = Record<QueueName, QueueHandle>;
@@ -21,18 +24,18 @@ export async function openQueues(
   redisPrefix: string,
   retry: RetrySettings,
   log: Logger,
+  /** Aborted when the api stops waiting for jobs (shutdown): every wait ends at once. */
+  stopWaiting: AbortSignal,
 ): Promise<Queues> {
   const prefix = bullPrefix(redisPrefix);
   const entries = await Promise.all(
     (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
       const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry) });
       const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(redisUrl, 'patient'), prefix });
-      queue.setMaxListeners(0);
-      events.setMaxListeners(0);
-      queue.on('error', (err) => log.warn({ err, queue: name }, 'queue connection error'));
-      events.on('error', (err) => log.warn({ err, queue: name }, 'queue events connection error'));
+      queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
+      events.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue events connection error'));
       await events.waitUntilReady();
-      return [name, { queue, events }] as const;
+      return [name, { queue, events, waits: createJobWaits(events, stopWaiting) }] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

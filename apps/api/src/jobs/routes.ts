@@ -1,10 +1,11 @@
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import { AppError, ownValue } from '@relay/core';
 import { isJobId, type JobMeta } from '@relay/jobs';
 import { authenticate, type KeySource } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { Dialect } from '../http/dialects.js';
 import { answer, type Presenter } from './answer.js';
+import type { AnswerCache } from './answer-cache.js';
 import type { QueueHandle } from './queues.js';
 import { settledOutcome } from './run-job.js';
 
@@ -15,20 +16,32 @@ export interface JobKindRoute {
   present: (req: express.Request) => Presenter<unknown>;
 }
 
+export interface JobsRouteDeps {
+  accounts: AccountsStore;
+  keys: { sources: KeySource[]; hint: string };
+  /** Reads have a rate-limit bucket of their own, larger than the generation limit. */
+  readLimit: RequestHandler;
+  cache: AnswerCache;
+  kinds: Record<string, JobKindRoute>;
+}
+
 /**
  * GET /v1/jobs/{id}: the job's status, and once done exactly the body the synchronous call
  * would have returned. Jobs of other accounts are indistinguishable from missing ones.
  */
-export function jobsRoutes(accounts: AccountsStore, keys: { sources: KeySource[]; hint: string }, kinds: Record<string, JobKindRoute>) {
+export function jobsRoutes({ accounts, keys, readLimit, cache, kinds }: JobsRouteDeps) {
   const router = express.Router();
-  router.get('/v1/jobs/:id', authenticate(accounts, keys), async (req, res) => {
+  router.get('/v1/jobs/:id', authenticate(accounts, keys), readLimit, async (req, res) => {
     const id = String(req.params.id);
+    const accountId = res.locals.caller!.accountId;
     const kind = isJobId(id) ? ownValue(kinds, id.split('_')[0] ?? '') : undefined;
-    const job = kind && (await kind.handle.queue.getJob(id));
-    if (!kind || !job || (job.data as { meta: JobMeta }).meta.accountId !== res.locals.caller!.accountId) {
+    const outcome = kind && (await settledOutcome(kind.handle, id));
+    if (!kind || !outcome || outcome.state === 'gone' || (outcome.job.data as { meta: JobMeta }).meta.accountId !== accountId) {
       throw new AppError('not_found', `no job ${id}`);
     }
-    await answer(res, await settledOutcome(kind.handle, id), kind.present(req), kind.dialect);
+    res.locals.dialect = kind.dialect;
+    const present = cache.presenter(`${id} ${req.protocol}://${req.get('host')}`, accountId, kind.present(req));
+    await answer(res, outcome, present, kind.dialect);
   });
   return router;
 }

@@ -5,26 +5,34 @@ import type { QueueHandle } from './queues.js';
 export type Outcome<R> =
   | { state: 'completed'; job: Job; result: R }
   | { state: 'failed'; job: Job; error: AppError }
-  | { state: 'pending'; job: Job };
+  | { state: 'pending'; job: Job }
+  /** Not in the queue (any more): cancelled before it started, or removed. */
+  | { state: 'gone'; jobId: string };
 
 /**
- * Waits up to `budgetMs` for a job, or until `stop` fires (api shutdown). A rejection from
- * waitUntilFinished means the job failed or the wait ended; the job's own state tells which.
+ * Waits up to `budgetMs` for a job to finish, or until its client leaves (`client` aborts) or
+ * the api stops waiting (shutdown); then answers with the job's outcome as Redis has it.
  */
-export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: number, stop?: AbortSignal): Promise<Outcome<R>> {
-  if (budgetMs <= 0 || stop?.aborted) return settledOutcome<R>(handle, job.id!);
-  let onStop = () => {};
-  const stopped = new Promise<void>((resolve) => (onStop = resolve));
-  stop?.addEventListener('abort', onStop, { once: true });
-  try {
-    const result = await Promise.race([job.waitUntilFinished(handle.events, budgetMs) as Promise<R>, stopped]);
-    if (stop?.aborted) return settledOutcome<R>(handle, job.id!);
-    return { state: 'completed', job, result: result as R };
-  } catch {
-    return settledOutcome<R>(handle, job.id!);
-  } finally {
-    // the signal lives as long as the process: each wait must take its listener back
-    stop?.removeEventListener('abort', onStop);
+export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs: number, client?: AbortSignal): Promise<Outcome<R>> {
+  const deadline = Date.now() + budgetMs;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return settledOutcome<R>(handle, jobId);
+    // registered before the state is read: an event between the two still ends the wait
+    const wait = handle.waits.register(jobId, remaining, client);
+    let outcome: Outcome<R>;
+    try {
+      outcome = await settledOutcome<R>(handle, jobId);
+    } catch (error) {
+      wait.cancel();
+      throw error;
+    }
+    if (outcome.state !== 'pending') {
+      wait.cancel();
+      return outcome;
+    }
+    const end = await wait.ended;
+    if (end !== 'event') return settledOutcome<R>(handle, jobId);
   }
 }
 
@@ -34,8 +42,8 @@ export async function waitForJob<R>(handle: QueueHandle, job: Job, budgetMs: num
  */
 export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Promise<Outcome<R>> {
   const state = await handle.queue.getJobState(jobId);
-  const job = await handle.queue.getJob(jobId);
-  if (!job) throw new Error(`job ${jobId} vanished`);
+  const job = state === 'unknown' ? undefined : await handle.queue.getJob(jobId);
+  if (!job) return { state: 'gone', jobId };
   if (state === 'completed') return { state, job, result: job.returnvalue as R };
   if (state === 'failed') return { state, job, error: decodeFailure(job.failedReason) };
   return { state: 'pending', job };

@@ -21,14 +21,24 @@ redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now))
 return 0
 `;
 
-export function rateLimit(redis: Redis, prefix: string, defaultPerMinute: number) {
+export interface RateLimitBucket {
+  /** What the bucket counts, in its key and its error message. */
+  name: 'requests' | 'reads';
+  /** Requests per minute of a key without its own limit (0 = none). */
+  defaultPerMinute: number;
+  /** This bucket's limit as a multiple of the key's request limit (reads are cheaper, and polled). */
+  multiplier: number;
+}
+
+export function rateLimit(redis: Redis, prefix: string, bucket: RateLimitBucket) {
+  const keyOf = (keyId: string) => (bucket.name === 'requests' ? `${prefix}:ratelimit:${keyId}` : `${prefix}:ratelimit:${bucket.name}:${keyId}`);
   return async (_req: Request, res: Response, next: NextFunction) => {
     const caller = res.locals.caller!;
-    const limit = caller.rateLimitPerMinute ?? defaultPerMinute;
+    const limit = (caller.rateLimitPerMinute ?? bucket.defaultPerMinute) * bucket.multiplier;
     if (limit <= 0) return next();
-    const waitMs = Number(await redis.eval(GCRA, 1, `${prefix}:ratelimit:${caller.keyId}`, 60_000 / limit, limit));
+    const waitMs = Number(await redis.eval(GCRA, 1, keyOf(caller.keyId), 60_000 / limit, limit));
     if (waitMs > 0) {
-      throw new AppError('rate_limited', `rate limit of ${limit} requests per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`, {
+      throw new AppError('rate_limited', `rate limit of ${limit} ${bucket.name} per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`, {
         retryAfterMs: waitMs,
       });
     }

@@ -9,7 +9,6 @@ import { parseOrThrow } from '../http/validate.js';
 import { sendJson, type Presenter, type Sender } from '../jobs/answer.js';
 import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
-import { rateLimit } from '../limits/rate-limit.js';
 import { presentSpeech } from './present.js';
 
 /** The relay's stable link to the stored WAV rides along in this header. */
@@ -48,7 +47,7 @@ export function speechRoutes(deps: EndpointDeps) {
   router.post(
     '/v1beta/models/:modelAction',
     authenticate(deps.accounts, GOOGLE_KEYS),
-    rateLimit(deps.redis, deps.config.REDIS_PREFIX, deps.config.RATE_LIMIT_PER_MINUTE),
+    deps.limits.requests,
     (req: Request, res: Response, next: express.NextFunction) => {
       const target = parseModelAction(String(req.params.modelAction));
       if (!target || !ownValue(deps.catalog.speechModels, target.model)) {

@@ -57,7 +57,7 @@ async function storeSlot(job: Job, index: number, slot: Extract<Slot, { size: st
   try {
     const bytes = slot.url
       ? await copyUrlToStore(slot.url, deps.store, key, contentType, deps.copyLimits)
-      : await putBufferToStore(deps.store, key, Buffer.from(slot.b64_json ?? '', 'base64'), contentType);
+      : await putBufferToStore(deps.store, key, Buffer.from(slot.b64_json ?? '', 'base64'), contentType, deps.copyLimits.retry);
     return { index, fileId: fileIdOf(job.id!, index, extension), size: slot.size, bytes, contentType };
   } catch (cause) {
     throw storeError(`image ${index}`, cause);

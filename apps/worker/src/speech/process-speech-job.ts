@@ -11,7 +11,7 @@ import {
   type SpeechJob,
   type SpeechJobResult,
 } from '@relay/jobs';
-import { putBufferToStore, storeError } from '../storage/copy-to-store.js';
+import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { CallSlots } from '../upstreams/call-slots.js';
 import { cancelled } from '../job-errors.js';
@@ -25,6 +25,8 @@ export interface SpeechJobDeps {
   slots: CallSlots;
   upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
+  /** How long a paid clip is kept in memory and retried while the store is away. */
+  storeRetry: StoreRetry;
   log: Logger;
 }
 
@@ -51,7 +53,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     const wav = pcmToWav(speech.pcm, sampleRate);
     const key = storageKeyOf(job.id!, 0, 'wav');
     try {
-      await putBufferToStore(deps.store, key, wav, CONTENT_TYPES.wav!);
+      await putBufferToStore(deps.store, key, wav, CONTENT_TYPES.wav!, deps.storeRetry);
     } catch (cause) {
       throw storeError('the audio', cause);
     }

@@ -4,14 +4,47 @@ import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, putObject, type BlobStore } from '@relay/core';
 
+/** How long to keep trying to store a paid result before the attempt fails (STORE_RETRY_MS). */
+export interface StoreRetry {
+  deadlineMs: number;
+  /** Told of every failed try that will be tried again (metrics, logs). */
+  onRetry?: (error: unknown) => void;
+}
+
 export interface CopyLimits {
   maxBytes: number;
   timeoutMs: number;
+  retry: StoreRetry;
 }
 
 /** A result over RESULT_MAX_BYTES: retrying cannot help. */
 export class FileTooLarge extends Error {
   override name = 'FileTooLarge';
+}
+
+/** The upstream's link answered 4xx (expired, refused): trying the same link again cannot help. */
+class LinkRefused extends Error {
+  override name = 'LinkRefused';
+}
+
+/**
+ * Retries a store write (with backoff, up to 2 s apart) until it succeeds or `deadlineMs` has
+ * passed. The result it writes is already paid for: a store outage shorter than the deadline
+ * must cost no second upstream call, and the audio or image stays in this worker's memory,
+ * never in Redis, meanwhile.
+ */
+export async function untilStored<T>(write: () => Promise<T>, { deadlineMs, onRetry }: StoreRetry): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const pause = Math.min(250 * 2 ** attempt, 2_000);
+      if (error instanceof FileTooLarge || error instanceof LinkRefused || Date.now() + pause > deadline) throw error;
+      onRetry?.(error);
+      await sleep(pause);
+    }
+  }
 }
 
 /** Passes bytes through and fails the stream once more than `max` went by. */
@@ -39,7 +72,8 @@ async function copyOnce(url: string, store: BlobStore, key: string, contentType:
   const res = await download(url, signal);
   if (res.statusCode !== 200) {
     res.resume();
-    throw new Error(`download answered HTTP ${res.statusCode}`);
+    const status = res.statusCode ?? 0;
+    throw new (status >= 400 && status < 500 ? LinkRefused : Error)(`download answered HTTP ${status}`);
   }
   const length = Number(res.headers['content-length'] ?? Number.NaN);
   if (length > limits.maxBytes) {
@@ -59,22 +93,18 @@ async function copyOnce(url: string, store: BlobStore, key: string, contentType:
 
 /**
  * Streams an upstream link into the store (never whole into memory), with a size cap and a
- * deadline, trying three times: a copy failure must not throw away a paid generation.
+ * deadline per try, retried while the store is away: a copy failure must not throw away a
+ * paid generation.
  */
-export async function copyUrlToStore(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await copyOnce(url, store, key, contentType, limits);
-    } catch (error) {
-      if (error instanceof FileTooLarge || attempt >= 3) throw error;
-      await sleep(250 * 2 ** attempt);
-    }
-  }
+export function copyUrlToStore(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
+  return untilStored(() => copyOnce(url, store, key, contentType, limits), limits.retry);
 }
 
-export async function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, contentType: string) {
-  await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
-  return bytes.length;
+export function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, contentType: string, retry: StoreRetry) {
+  return untilStored(async () => {
+    await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
+    return bytes.length;
+  }, retry);
 }
 
 /** A store failure as the client will see it: too large is final, anything else worth a retry. */

@@ -16,9 +16,26 @@ describe('failedReason codec', () => {
     });
   });
 
-  test('a foreign reason (crash, stalled job) becomes an internal error', () => {
-    expect(decodeFailure('job stalled more than allowable limit').code).toBe('internal');
+  test('a foreign reason (a crash the worker did not encode) becomes an internal error', () => {
+    expect(decodeFailure('TypeError: x is not a function').code).toBe('internal');
     expect(decodeFailure(undefined).status).toBe(500);
     expect(decodeFailure('relay-error:{broken').code).toBe('internal');
+  });
+
+  test("BullMQ's own reasons for jobs whose workers died are retryable 503s, not 500s", () => {
+    for (const reason of ['job stalled more than allowable limit', 'job started more than allowable limit']) {
+      const error = decodeFailure(reason);
+      expect(error).toMatchObject({ code: 'unavailable', status: 503, retryable: true });
+    }
+  });
+
+  test('long upstream messages are clipped before they are stored with the job', () => {
+    const decoded = decodeFailure(encodeFailure(new AppError('upstream_failed', 'x'.repeat(100_000), { upstreamCode: 'y'.repeat(5_000) })));
+    expect(decoded.message.length).toBeLessThan(1_100);
+    expect(decoded.upstreamCode!.length).toBeLessThan(1_100);
+  });
+
+  test('a code naming a prototype property is not a code', () => {
+    expect(decodeFailure('relay-error:{"code":"constructor","message":"x"}').code).toBe('internal');
   });
 });

@@ -6,23 +6,40 @@ import { AppError, errorStatus, type ErrorCode } from './app-error.js';
  */
 const marker = 'relay-error:';
 
+/** Failure texts live in Redis with the job: an upstream's long message must not come along whole. */
+const MAX_MESSAGE_CHARS = 1_000;
+const clip = (text: string) => (text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}...` : text);
+
 export function encodeFailure(error: AppError): string {
   return (
     marker +
     JSON.stringify({
       code: error.code,
-      message: error.message,
+      message: clip(error.message),
       status: error.status,
-      param: error.param,
-      upstreamCode: error.upstreamCode,
+      param: error.param && clip(error.param),
+      upstreamCode: error.upstreamCode && clip(error.upstreamCode),
       retryable: error.retryable,
       retryAfterMs: error.retryAfterMs,
     })
   );
 }
 
-/** Any reason that is not an encoded AppError (a crash, a stalled job) is an internal error. */
+/**
+ * What BullMQ itself writes as failedReason (never our processors): a job whose worker died
+ * (stalled) more often than maxStalledCount, or that was started more than maxStartedAttempts.
+ * Expected under crashes, not bugs: the client may simply try again.
+ */
+const INTERRUPTED = ['job stalled more than allowable limit', 'job started more than allowable limit'];
+
+/** An encoded AppError, BullMQ's own reasons as 503s; anything else is a bug (500). */
 export function decodeFailure(reason: string | undefined): AppError {
+  if (reason !== undefined && INTERRUPTED.includes(reason)) {
+    return new AppError('unavailable', 'the job was interrupted: the workers running it stopped before it finished; nothing was charged, try again', {
+      retryAfterMs: 1_000,
+      cause: reason,
+    });
+  }
   if (reason?.startsWith(marker)) {
     try {
       const data = JSON.parse(reason.slice(marker.length)) as Record<string, unknown>;
