@@ -41,6 +41,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     REDIS_URL: redis.url,
     REDIS_PREFIX: 'bench',
     ARK_BASE_URL: `${sim.ready.url}/api/v3`,
+    URL_ALLOWLIST: new URL(sim.ready.url!).host,
     ARK_API_KEY: 'sim-key',
     METRICS_PORT: '0',
     ADMIN_TOKEN: 'bench-admin',

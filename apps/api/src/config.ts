@@ -10,6 +10,7 @@ import {
   redisEnv,
   s3Env,
   shutdownEnv,
+  urlPolicyEnv,
   type Env,
 } from '@relay/core';
 
@@ -50,6 +51,7 @@ export const apiEnvSchema = z.object({
   ...catalogEnv,
   ...logEnv,
   ...shutdownEnv,
+  ...urlPolicyEnv,
 });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;

@@ -31,7 +31,14 @@ await runMain(async () => {
   if (simulated) {
     const simUrl = `http://127.0.0.1:${config.SIM_PORT}`;
     processes.push(await spawnApp('simulator', { ...env, SIM_PORT: String(config.SIM_PORT), SIM_LATENCY_MS: String(config.SIM_LATENCY_MS) }, { echo: true }));
-    Object.assign(env, { ARK_BASE_URL: `${simUrl}/api/v3`, ARK_API_KEY: 'sim-key', GEMINI_BASE_URL: simUrl, GEMINI_API_KEY: 'sim-key' });
+    Object.assign(env, {
+      ARK_BASE_URL: `${simUrl}/api/v3`,
+      ARK_API_KEY: 'sim-key',
+      GEMINI_BASE_URL: simUrl,
+      GEMINI_API_KEY: 'sim-key',
+      // the simulated upstream lives on loopback: the URL policy lets the relay reach it, and only it
+      URL_ALLOWLIST: process.env.URL_ALLOWLIST || new URL(simUrl).host,
+    });
   }
   processes.push(await spawnApp('worker', env, { echo: true }));
   processes.push(await spawnApp('api', { ...env, HOST: config.HOST, PORT: String(config.PORT) }, { echo: true }));

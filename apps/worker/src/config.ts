@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogEnv, envInt, envString, logEnv, parseEnv, redisEnv, s3Env, shutdownEnv, type Env } from '@relay/core';
+import { catalogEnv, envInt, envString, logEnv, parseEnv, redisEnv, s3Env, shutdownEnv, urlPolicyEnv, type Env } from '@relay/core';
 
 const MiB = 1024 * 1024;
 
@@ -44,6 +44,7 @@ export const workerEnvSchema = z.object({
   ...catalogEnv,
   ...logEnv,
   ...shutdownEnv,
+  ...urlPolicyEnv,
 });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;

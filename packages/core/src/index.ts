@@ -11,3 +11,4 @@ export * from './process/run-main.js';
 export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './own.js';
+export * from './net/url-policy.js';

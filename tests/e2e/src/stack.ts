@@ -61,6 +61,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ARK_API_KEY: 'sim-key',
     GEMINI_BASE_URL: sim.url,
     GEMINI_API_KEY: 'sim-key',
+    // the simulator is on loopback: the URL policy must let the relay reach it, and only it
+    URL_ALLOWLIST: new URL(sim.url).host,
     UPSTREAM_RATE_LIMIT_DELAY_MS: '200',
     METRICS_PORT: '0',
     JOB_BACKOFF_MS: '50',

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { Job } from 'bullmq';
-import { ownValue, type BlobStore } from '@relay/core';
+import { ownValue, parseUrlPolicy, type BlobStore } from '@relay/core';
 import { imageCost } from '@relay/billing';
 import { imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
@@ -20,6 +20,7 @@ export function imagePresenter(store: BlobStore, base: string): Presenter<unknow
 
 export function imagesRoutes(deps: EndpointDeps) {
   const schema = imageRequestSchema(deps.catalog.imageModels);
+  const inputLimits = { maxBytes: deps.config.INPUT_IMAGE_MAX_BYTES, urls: parseUrlPolicy(deps.config.URL_ALLOWLIST) };
   const router = express.Router();
   router.post(
     '/v1/images/generations',
@@ -28,7 +29,7 @@ export function imagesRoutes(deps: EndpointDeps) {
     jsonBody(deps.config.BODY_LIMIT_BYTES),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);
-      const inputs = checkInputImages(request.image, deps.config.INPUT_IMAGE_MAX_BYTES);
+      const inputs = await checkInputImages(request.image, inputLimits);
       const caller = res.locals.caller!;
       const maxImages = maxImagesOf(request, inputs.length);
       await handleJobRequest(req, res, deps.jobs, deps.route, {

@@ -1,24 +1,32 @@
-import { AppError, putObject, storeUnavailable, type BlobStore } from '@relay/core';
+import { AppError, checkUrl, putObject, storeUnavailable, type BlobStore, type UrlPolicy } from '@relay/core';
 import { decodeDataImage, inputKeyOf, mimeOf, parseInputImage, type InputImageFormat, type InputImageRef } from '@relay/jobs';
 
 /** An input image checked in full, ready to be staged once the money is held. */
 export type CheckedInput = { kind: 'url'; url: string } | { kind: 'data'; format: InputImageFormat; bytes: Buffer };
 
 /**
- * Decodes and checks every inline image (size, base64, format) before anything is reserved:
- * a request that cannot run must not touch the balance or the ledger.
+ * Checks every input image in full before anything is reserved (a request that cannot run must
+ * not touch the balance or the ledger): inline ones decoded (size, base64, format), URLs
+ * resolved and held to the URL policy (the upstream, or the local simulator, would fetch them).
  */
-export function checkInputImages(image: string | string[] | undefined, maxBytes: number): CheckedInput[] {
+export async function checkInputImages(image: string | string[] | undefined, limits: { maxBytes: number; urls: UrlPolicy }): Promise<CheckedInput[]> {
   const list = image === undefined ? [] : Array.isArray(image) ? image : [image];
-  return list.map((entry, index) => {
-    const param = Array.isArray(image) ? `image[${index}]` : 'image';
-    const parsed = parseInputImage(entry);
-    if (typeof parsed === 'string') throw new AppError('invalid_request', `${param}: ${parsed}`, { param });
-    if (parsed.kind === 'url') return parsed;
-    const bytes = decodeDataImage(parsed, maxBytes);
-    if (typeof bytes === 'string') throw new AppError('invalid_request', `${param}: ${bytes}`, { param });
-    return { kind: 'data', format: parsed.format, bytes };
-  });
+  return Promise.all(
+    list.map(async (entry, index): Promise<CheckedInput> => {
+      const param = Array.isArray(image) ? `image[${index}]` : 'image';
+      const parsed = parseInputImage(entry);
+      if (typeof parsed === 'string') throw new AppError('invalid_request', `${param}: ${parsed}`, { param });
+      if (parsed.kind === 'url') {
+        const verdict = await checkUrl(parsed.url, limits.urls);
+        if (verdict.ok) return parsed;
+        const message = `${param}: the URL ${verdict.reason}`;
+        throw verdict.retryable ? new AppError('unavailable', message, { retryAfterMs: 2_000 }) : new AppError('invalid_request', message, { param });
+      }
+      const bytes = decodeDataImage(parsed, limits.maxBytes);
+      if (typeof bytes === 'string') throw new AppError('invalid_request', `${param}: ${bytes}`, { param });
+      return { kind: 'data', format: parsed.format, bytes };
+    }),
+  );
 }
 
 /**

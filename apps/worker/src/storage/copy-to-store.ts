@@ -2,7 +2,7 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError, putObject, type BlobStore } from '@relay/core';
+import { AppError, policyLookup, putObject, RefusedAddress, refusedLink, type BlobStore, type UrlPolicy } from '@relay/core';
 
 /** How long to keep trying to store a paid result before the attempt fails (STORE_RETRY_MS). */
 export interface StoreRetry {
@@ -15,6 +15,8 @@ export interface CopyLimits {
   maxBytes: number;
   timeoutMs: number;
   retry: StoreRetry;
+  /** Which hosts an upstream's result link may point at. */
+  urls: UrlPolicy;
 }
 
 /** A result over RESULT_MAX_BYTES: retrying cannot help. */
@@ -22,8 +24,8 @@ export class FileTooLarge extends Error {
   override name = 'FileTooLarge';
 }
 
-/** The upstream's link answered 4xx (expired, refused): trying the same link again cannot help. */
-class LinkRefused extends Error {
+/** The link answered 4xx (expired, refused) or the URL policy refuses it: trying again cannot help. */
+export class LinkRefused extends Error {
   override name = 'LinkRefused';
 }
 
@@ -58,18 +60,24 @@ function byteCap(max: number, counted: { bytes: number }) {
   });
 }
 
-/** GET as a Node stream (node:http is lighter than fetch's web streams on this hot path). */
-function download(url: string, signal: AbortSignal): Promise<IncomingMessage> {
-  const get = url.startsWith('https:') ? httpsGet : httpGet;
+/**
+ * GET as a Node stream (node:http is lighter than fetch's web streams on this hot path), held
+ * to the URL policy: an upstream's link must not make the worker fetch from inside its network.
+ */
+function download(link: string, urls: UrlPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+  const url = new URL(link);
+  const refused = refusedLink(url, urls);
+  if (refused) return Promise.reject(new LinkRefused(refused));
+  const get = url.protocol === 'https:' ? httpsGet : httpGet;
   return new Promise((resolve, reject) => {
-    const req = get(url, { signal }, resolve);
-    req.on('error', reject);
+    const req = get(url, { signal, lookup: policyLookup(urls, url) }, resolve);
+    req.on('error', (error) => reject(error instanceof RefusedAddress ? new LinkRefused(error.message) : error));
   });
 }
 
 async function copyOnce(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
   const signal = AbortSignal.timeout(limits.timeoutMs);
-  const res = await download(url, signal);
+  const res = await download(url, limits.urls, signal);
   if (res.statusCode !== 200) {
     res.resume();
     const status = res.statusCode ?? 0;
@@ -107,10 +115,13 @@ export function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, c
   }, retry);
 }
 
-/** A store failure as the client will see it: too large is final, anything else worth a retry. */
+/** A copy failure as the client will see it: too large or a refused link is final, anything else worth a retry. */
 export function storeError(what: string, cause: unknown): AppError {
   if (cause instanceof FileTooLarge) {
     return new AppError('upstream_failed', `${what} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
+  }
+  if (cause instanceof LinkRefused) {
+    return new AppError('upstream_failed', `${what} could not be fetched from the upstream's link: ${cause.message}`, { retryable: false, cause });
   }
   return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, { cause, retryAfterMs: 5_000 });
 }

@@ -31,6 +31,11 @@ export const catalogEnv = {
   RELAY_CONFIG: envString().optional(),
 };
 
+/** Hosts (`host:port`, or `*`) the relay may fetch or forward although they resolve to private addresses. */
+export const urlPolicyEnv = {
+  URL_ALLOWLIST: envString().optional(),
+};
+
 export const shutdownEnv = {
   SHUTDOWN_GRACE_MS: envInt(0, 600_000).default(25_000),
 };
