@@ -25,7 +25,9 @@ export const apiEnvSchema = z.object({
   TRUST_PROXY: envBool().default(false),
   /** Enables /admin; unset means the admin API answers 404. */
   ADMIN_TOKEN: envString().optional(),
-  BODY_LIMIT_BYTES: envInt(1024).default(64 * MiB),
+  /** Two inline images at the 10 MiB cap fit (base64 adds a third); larger sets go as URLs. Parsing is
+   * synchronous: this bounds how long one body can hold the event loop (~50 ms at 32 MiB). */
+  BODY_LIMIT_BYTES: envInt(1024).default(32 * MiB),
   INPUT_IMAGE_MAX_BYTES: envInt(1024).default(10 * MiB),
   /** Requests per minute per key unless the key has its own limit (0 = unlimited). */
   RATE_LIMIT_PER_MINUTE: envInt(0).default(600),

@@ -38,7 +38,7 @@ export function imagesRoutes(deps: EndpointDeps) {
           amount: imageCost(ownValue(deps.catalog.imageModels, request.model)!, maxImages),
           units: `${maxImages} images`,
         },
-        fingerprint: fingerprint(req.path, request),
+        fingerprint: () => fingerprint(req.path, request),
         prepare: async (jobId): Promise<ImageJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
           request: { ...request, image: await stageInputImages(deps.store, jobId, inputs) },

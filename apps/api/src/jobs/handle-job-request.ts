@@ -50,8 +50,8 @@ export interface JobRoute {
 
 export interface JobSpec<P> {
   reservation: Omit<Reservation, 'jobId' | 'accountId' | 'keyId'>;
-  /** What the request asked, for Idempotency-Key comparisons. */
-  fingerprint: string;
+  /** What the request asked, for Idempotency-Key comparisons (computed only when a key is sent). */
+  fingerprint: () => string;
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
   prepare: (jobId: string) => Promise<P>;
   present: Presenter<unknown>;
@@ -88,10 +88,11 @@ async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: st
  */
 async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, idemKey?: string) {
   const caller = res.locals.caller!;
+  const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const jobId = newJobId(route.kind);
     if (idemKey) {
-      const claim = await deps.idempotency.claim(caller.accountId, idemKey, spec.fingerprint, jobId);
+      const claim = await deps.idempotency.claim(caller.accountId, idemKey, print, jobId);
       if (claim.kind === 'conflict') {
         throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key', { retryable: false });
       }

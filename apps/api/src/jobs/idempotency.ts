@@ -6,15 +6,35 @@ export type Claim =
   | { kind: 'existing'; jobId: string; claimedAt: number }
   | { kind: 'conflict' };
 
-/** A stable fingerprint of what was asked: object keys sorted, so key order does not matter. */
+/**
+ * A stable fingerprint of what was asked: object keys sorted, so key order does not matter.
+ * The canonical form is fed to the hash piece by piece (strings as they are, each after its
+ * length), never built as one JSON text: an inline image of tens of megabytes is hashed once,
+ * not copied and escaped first. Validated bodies are shallow (the shape pre-scan bounds them).
+ */
 export function fingerprint(route: string, body: unknown): string {
-  const canonical = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(canonical)
-      : value && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]))
-        : value;
-  return createHash('sha256').update(route).update('\n').update(JSON.stringify(canonical(body))).digest('hex');
+  const hash = createHash('sha256').update(route).update('\n');
+  const feed = (value: unknown): void => {
+    if (typeof value === 'string') {
+      hash.update(`s${value.length}:`).update(value);
+    } else if (Array.isArray(value)) {
+      hash.update(`a${value.length}[`);
+      value.forEach(feed);
+      hash.update(']');
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value).sort();
+      hash.update(`o${keys.length}{`);
+      for (const key of keys) {
+        feed(key);
+        feed((value as Record<string, unknown>)[key]);
+      }
+      hash.update('}');
+    } else {
+      hash.update(`${typeof value}:${String(value)};`);
+    }
+  };
+  feed(body);
+  return hash.digest('hex');
 }
 
 const CLAIM = `

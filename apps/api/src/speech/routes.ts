@@ -69,7 +69,7 @@ export function speechRoutes(deps: EndpointDeps) {
       const chars = speechText(request).length;
       await handleJobRequest(req, res, deps.jobs, deps.route, {
         reservation: { model, amount: speechReservation(speechModel, chars), units: `in:${chars},out:${speechModel.maxOutputTokens}` },
-        fingerprint: fingerprint(`/v1beta/models/${model}`, request),
+        fingerprint: () => fingerprint(`/v1beta/models/${model}`, request),
         prepare: async (): Promise<SpeechJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },
           model,
