@@ -23,7 +23,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  conditions: ['source'],
+  conditions: ['relay-source'],
   external,
   sourcemap: true,
   logLevel: 'info',

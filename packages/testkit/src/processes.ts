@@ -16,7 +16,7 @@ export interface AppProcess {
 }
 
 /**
- * Runs one of the relay's apps from source as its own process (tsx, "source" condition) and
+ * Runs one of the relay's apps from source as its own process (tsx, "relay-source" condition) and
  * resolves once it announces readiness over IPC. `echo` (or RELAY_TEST_LOGS=1) prints its output.
  */
 export async function spawnApp(
@@ -25,7 +25,7 @@ export async function spawnApp(
   { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1', nodeArgs = [] as string[], bundle = false } = {},
 ): Promise<AppProcess> {
   // `bundle`: run the esbuild output (dist/, npm run build) as the Docker image does
-  const entry = bundle ? [`dist/${name}.mjs`] : ['--conditions=source', '--import', 'tsx', `apps/${name}/src/main.ts`];
+  const entry = bundle ? [`dist/${name}.mjs`] : ['--conditions=relay-source', '--import', 'tsx', `apps/${name}/src/main.ts`];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },

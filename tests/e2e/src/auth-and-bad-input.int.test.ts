@@ -116,7 +116,7 @@ describe('admin API and CLI', () => {
   test('the CLI drives the same API', async () => {
     const run = (...args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+        const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
           cwd: repoRoot,
           env: { ...process.env, ADMIN_URL: stack.url, ADMIN_TOKEN: stack.adminToken },
         });
