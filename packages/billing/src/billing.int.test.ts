@@ -101,3 +101,18 @@ test('a cancel works only before the upstream call began; settling and releasing
   expect((await billing.release('job-i')).applied).toBe(true);
   expect(await billing.balanceOf(id)).toEqual({ balance: 900, reserved: 0, spent: 100 });
 });
+
+test('an end user named at reservation is on every entry of the job, and filters the ledger', async () => {
+  const id = await account(1_000);
+  await billing.reserve({ ...reservation(id, 'job-u1', 300), user: 'alice' });
+  await billing.settle(id, 'job-u1', 100, '1');
+  await billing.reserve(reservation(id, 'job-u2', 300));
+  await billing.release('job-u2');
+  const alice = await readLedger(redis, prefix, id, { limit: 10, user: 'alice' });
+  expect(alice.entries.map((e) => [e.type, e.jobId, e.user])).toEqual([
+    ['settle', 'job-u1', 'alice'],
+    ['reserve', 'job-u1', 'alice'],
+  ]);
+  const all = await readLedger(redis, prefix, id, { limit: 10 });
+  expect(all.entries.filter((e) => e.jobId === 'job-u2').every((e) => e.user === undefined)).toBe(true);
+});

@@ -12,6 +12,8 @@ export interface Reservation {
   amount: number;
   /** What was reserved for, in the model's billing units (images, or "in:…,out:…" tokens). */
   units: string;
+  /** The caller's own end user (OpenAI's `user`), kept with every ledger entry of the job. */
+  user?: string;
 }
 
 export const balanceSchema = z.object({
@@ -66,7 +68,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   return {
     async reserve(r) {
       const [status, balance = 0, reserved = 0] = asNumbers(
-        await redis.eval(RESERVE, 3, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units),
+        await redis.eval(RESERVE, 3, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
       );
       if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
       if (status === 0) {

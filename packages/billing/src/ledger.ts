@@ -13,6 +13,8 @@ export const ledgerEntrySchema = z.object({
   model: z.string(),
   /** What the amount is for: "3 images", "in:120,out:900". */
   units: z.string(),
+  /** The caller's end user, when the request named one (OpenAI's `user`). */
+  user: z.string().optional(),
   note: z.string().optional(),
   /** The change of the available balance this entry made, in micro-units. */
   amount: z.number().int(),
@@ -30,6 +32,8 @@ export interface LedgerQuery {
   from?: number;
   to?: number;
   model?: string;
+  /** Only the entries of this end user. */
+  user?: string;
   limit: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
@@ -47,6 +51,7 @@ function toEntry(id: string, fields: string[]): LedgerEntry {
     jobId: f.jobId ?? '',
     model: f.model ?? '',
     units: f.units ?? '',
+    ...(f.user ? { user: f.user } : {}),
     ...(f.note ? { note: f.note } : {}),
     amount: Number(f.amount),
     charged: Number(f.charged),
@@ -55,7 +60,7 @@ function toEntry(id: string, fields: string[]): LedgerEntry {
   };
 }
 
-/** Newest first, in pages; a model filter scans on until the page is full or the range ends. */
+/** Newest first, in pages; a model or user filter scans on until the page is full or the range ends. */
 export async function readLedger(redis: Redis, prefix: string, accountId: string, query: LedgerQuery) {
   const key = billingKeys(prefix).ledger(accountId);
   const entries: LedgerEntry[] = [];
@@ -67,7 +72,7 @@ export async function readLedger(redis: Redis, prefix: string, accountId: string
     for (const [id, fields] of batch) {
       scanned += 1;
       const entry = toEntry(id, fields);
-      if (!query.model || entry.model === query.model) entries.push(entry);
+      if ((!query.model || entry.model === query.model) && (!query.user || entry.user === query.user)) entries.push(entry);
       if (entries.length === query.limit) return { entries, nextCursor: id };
     }
     if (batch.length === 0 || scanned >= 50_000) return { entries, nextCursor: batch.length ? batch.at(-1)![0] : null };

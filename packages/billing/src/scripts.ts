@@ -7,7 +7,7 @@
  * spent (lifetime charges). Ledger entries' `amount` is the change of `balance`.
  */
 
-/** KEYS: account, reservation, ledger. ARGV: amount, accountId, keyId, jobId, model, units. */
+/** KEYS: account, reservation, ledger. ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none). */
 export const RESERVE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
 if redis.call('EXISTS', KEYS[2]) == 1 then
@@ -19,9 +19,9 @@ if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1]
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -amount)
 local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
 redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
-  'amount', amount, 'units', ARGV[6], 'state', 'reserved')
+  'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
 redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
-  'model', ARGV[5], 'units', ARGV[6], 'amount', -amount, 'charged', 0, 'balance', balance, 'reserved', reserved)
+  'model', ARGV[5], 'units', ARGV[6], 'amount', -amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
 return {1, balance, reserved}
 `;
 
@@ -58,9 +58,9 @@ local closed = ARGV[1] == 'settle' and 'settled' or 'released'
 local entry = ARGV[1] == 'settle' and 'settle' or 'release'
 redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model')
+local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model', 'user')
 redis.call('XADD', KEYS[3], '*', 'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
-  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved)
+  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or '')
 return {1, balance, reserved, charge}
 `;
 

@@ -3,7 +3,7 @@
  *   npm run admin -- accounts create <name>
  *   npm run admin -- accounts show <accountId>
  *   npm run admin -- credits add <accountId> <micro-units> [note]
- *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--limit n] [--cursor c]
+ *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
  *   npm run admin -- keys list <accountId>
  *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
@@ -14,7 +14,7 @@ const usage = `usage:
   accounts create <name>
   accounts show <accountId>
   credits add <accountId> <micro-units> [note]
-  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--limit n] [--cursor c]
+  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
   keys list <accountId>
   keys create <accountId> <name> [--rate-limit <requests per minute>]
   keys revoke <keyId>`;
@@ -28,6 +28,7 @@ const { values, positionals } = parseArgs({
     from: { type: 'string' },
     to: { type: 'string' },
     model: { type: 'string' },
+    user: { type: 'string' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
     'rate-limit': { type: 'string' },
@@ -52,7 +53,7 @@ const id = (value: string | undefined) => encodeURIComponent(value ?? '');
 const [first, second, ...rest] = positionals;
 const query = () => {
   const q = new URLSearchParams();
-  for (const name of ['from', 'to', 'model', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
+  for (const name of ['from', 'to', 'model', 'user', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
   return q.size ? `?${q}` : '';
 };
 

@@ -25,6 +25,8 @@ export const usageQuery = z.strictObject({
   from: time.optional(),
   to: time.optional(),
   model: z.string().optional(),
+  /** The end user a request named (OpenAI's `user`). */
+  user: z.string().max(256).optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
   cursor: z.string().regex(/^\d+-\d+$/, 'cursor must be a nextCursor value').optional(),
 });
