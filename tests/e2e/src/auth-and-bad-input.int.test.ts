@@ -135,9 +135,10 @@ describe('admin API and CLI', () => {
     expect(broke.status).toBe(402);
     expect(((await broke.json()) as { error: { type: string } }).error.type).toBe('insufficient_balance');
     expect((await run('credits', 'add', id, '30000', 'first', 'top-up')).code).toBe(0);
-    expect((await postJson(endpoint(), valid, secret)).status).toBe(200);
-    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828')).out) as { entries: Array<{ type: string }> };
+    expect((await postJson(endpoint(), { ...valid, user: 'cli-user' }, secret)).status).toBe(200);
+    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user')).out) as { entries: Array<{ type: string }> };
     expect(usage.entries.map((e) => e.type)).toEqual(['settle', 'reserve']);
+    expect(JSON.parse((await run('usage', id, '--user', 'someone-else')).out)).toEqual({ entries: [], nextCursor: null });
     const shown = JSON.parse((await run('accounts', 'show', id)).out) as { balance: number; spent: number };
     expect(shown).toMatchObject({ balance: 0, spent: 30_000 });
     expect((await run('nonsense')).code).toBe(2);

@@ -92,7 +92,7 @@ test("the relay link still serves the file after the upstream's link has expired
   const queue = new Queue('images', { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) });
   const job = await queue.getJob(jobId);
   await queue.close();
-  const upstreamUrl = (job!.progress as { generated: { data: Array<{ url: string }> } }).generated.data[0]!.url;
+  const upstreamUrl = (job!.progress as { generations: Record<string, { answer: { data: Array<{ url: string }> } }> }).generations[0]!.answer.data[0]!.url;
   const before = await fetch(data[0]!.url);
   const bytes = Buffer.from(await before.arrayBuffer());
 

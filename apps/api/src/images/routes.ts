@@ -2,7 +2,7 @@ import express from 'express';
 import type { Job } from 'bullmq';
 import { ownValue, parseUrlPolicy, type BlobStore } from '@relay/core';
 import { imageCost } from '@relay/billing';
-import { imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
+import { endUserOf, generationsOf, imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -31,12 +31,15 @@ export function imagesRoutes(deps: EndpointDeps) {
       const request = parseOrThrow(schema, req.body);
       const inputs = await checkInputImages(request.image, inputLimits);
       const caller = res.locals.caller!;
-      const maxImages = maxImagesOf(request, inputs.length);
+      // n independent generations, each up to its own maximum
+      const maxImages = maxImagesOf(request, inputs.length) * generationsOf(request);
+      const user = endUserOf(request);
       await handleJobRequest(req, res, deps.jobs, deps.route, {
         reservation: {
           model: request.model,
           amount: imageCost(ownValue(deps.catalog.imageModels, request.model)!, maxImages),
           units: `${maxImages} images`,
+          ...(user ? { user } : {}),
         },
         fingerprint: () => fingerprint(req.path, request),
         prepare: async (jobId): Promise<ImageJob> => ({

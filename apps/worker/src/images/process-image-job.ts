@@ -4,6 +4,7 @@ import { imageCost, type Billing } from '@relay/billing';
 import {
   CONTENT_TYPES,
   fileIdOf,
+  generationsOf,
   imageJobSchema,
   storageKeyOf,
   type ImageJobResult,
@@ -11,13 +12,13 @@ import {
 } from '@relay/jobs';
 import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import type { ImageGeneration } from '../upstreams/ark/images.js';
-import { isModerationCode } from '../upstreams/ark/images.js';
-import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
+import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { CallSlots } from '../upstreams/call-slots.js';
 import { cancelled } from '../job-errors.js';
 import { buildArkRequest } from './ark-request.js';
+import { isFailedSlot, runGenerations, type Outcome } from './generations.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
@@ -32,25 +33,24 @@ export interface ImageJobDeps {
 }
 
 type Slot = ArkImageResponse['data'][number];
-const isFailed = (slot: Slot): slot is Extract<Slot, { error: unknown }> => 'error' in slot;
+type Delivered = Exclude<Slot, { error: unknown }>;
 
-/**
- * A generation is paid for: once the upstream answered, its answer is checkpointed in the job's
- * progress, so a retry caused by the copy step re-copies instead of generating again.
- */
-function checkpointOf(job: Job): ArkImageResponse | undefined {
-  const progress = job.progress as { generated?: unknown } | number;
-  if (typeof progress !== 'object' || !progress?.generated) return undefined;
-  const parsed = arkImageResponseSchema.safeParse(progress.generated);
-  return parsed.success ? parsed.data : undefined;
+/** Every slot of every generation in order (a refused or given-up generation is one failed slot). */
+function slotsOf(outcomes: Outcome[]): Slot[] {
+  return outcomes.flatMap((outcome): Slot[] => {
+    if ('answer' in outcome) return outcome.answer.data;
+    if ('gaveUp' in outcome) return [{ error: outcome.gaveUp }];
+    const { code, message, moderation } = outcome.refused;
+    return [{ error: { code: code ?? (moderation ? 'content_rejected' : 'upstream_rejected'), message } }];
+  });
 }
 
-function extensionOf(slot: Extract<Slot, { size: string }>, fallback: string): string {
+function extensionOf(slot: Delivered, fallback: string): string {
   const fromUrl = slot.url && /\.(png|jpe?g)(?:\?|$)/i.exec(new URL(slot.url).pathname)?.[1]?.toLowerCase();
   return fromUrl === 'png' ? 'png' : fromUrl ? 'jpeg' : fallback;
 }
 
-async function storeSlot(job: Job, index: number, slot: Extract<Slot, { size: string }>, fallbackExt: string, deps: ImageJobDeps): Promise<StoredFile> {
+async function storeSlot(job: Job, index: number, slot: Delivered, fallbackExt: string, deps: ImageJobDeps): Promise<StoredFile> {
   const extension = extensionOf(slot, fallbackExt);
   const key = storageKeyOf(job.id!, index, extension);
   const contentType = CONTENT_TYPES[extension]!;
@@ -71,35 +71,33 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model) throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
 
-    let generated = checkpointOf(job);
-    // written while the copies run: it only matters if this attempt dies before it finishes
-    let checkpoint: Promise<void> = Promise.resolve();
-    if (!generated) {
+    let body: Promise<ArkImageRequest> | undefined;
+    const generate = async () => {
       const upstream = ownValue(deps.upstreams, model.upstream);
       if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
-      const body = await buildArkRequest(request, model, deps.store);
-      generated = await deps.slots.run(async () => {
+      body ??= buildArkRequest(request, model, deps.store);
+      const built = await body;
+      return deps.slots.run(async () => {
         // the last moment a job can be cancelled for free: its client may have left while it waited
         if (!(await deps.billing.begin(job.id!))) throw cancelled();
-        return upstream.generate(body);
+        return upstream.generate(built);
       });
-      checkpoint = job.updateProgress({ generated });
-      log.info({ slots: generated.data.length }, 'upstream generated');
+    };
+    const outcomes = await runGenerations(job, generationsOf(request), generate);
+    const answers = outcomes.flatMap((outcome) => ('answer' in outcome ? [outcome.answer] : []));
+    const first = answers[0];
+    if (!first) {
+      // every generation was refused: the first refusal is the answer, as for a single call
+      const { refused } = outcomes.find((outcome) => 'refused' in outcome) as Extract<Outcome, { refused: unknown }>;
+      throw new UpstreamError('refused', refused.message, { status: 400, code: refused.code, param: refused.param, moderation: refused.moderation });
     }
-
-    const failed = generated.data.flatMap((slot, index) => (isFailed(slot) ? [{ index, ...slot.error }] : []));
-    const delivered = generated.data.flatMap((slot, index) => (isFailed(slot) ? [] : [{ index, slot }]));
-    if (delivered.length === 0) {
-      const first = failed[0];
-      // Nothing delivered: a refusal is final; anything else (an internal stop) is worth a retry.
-      if (first && isModerationCode(first.code)) throw new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
-      await checkpoint;
-      await job.updateProgress({});
-      throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
-    }
+    const slots = slotsOf(outcomes);
+    const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
+    const delivered = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [] : [{ index, slot }]));
+    log.info({ generations: outcomes.length, slots: slots.length }, 'upstream generated');
 
     const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
-    const [images] = await Promise.all([Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps))), checkpoint]);
+    const images = await Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps)));
     const outputTokens = images.reduce((sum, image) => {
       const [w = 0, h = 0] = image.size.split('x').map(Number);
       return sum + Math.round((w * h) / 256);
@@ -110,8 +108,8 @@ export function createImageProcessor(deps: ImageJobDeps) {
     deps.metrics.bytesStored.inc({ queue: 'images' }, images.reduce((sum, image) => sum + image.bytes, 0));
     log.info({ delivered: images.length, failed: failed.length, charged }, 'images stored');
     return {
-      created: generated.created,
-      upstreamModel: generated.model,
+      created: first.created,
+      upstreamModel: first.model,
       images,
       failed,
       usage: { generated_images: images.length, output_tokens: outputTokens, total_tokens: outputTokens },

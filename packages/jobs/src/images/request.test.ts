@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { verdict } from '../testing/verdict.js';
 import { loadCatalog } from '@relay/core';
+import { endUserOf } from './openai-fields.js';
 import { imageRequestSchema, maxImagesOf } from './request.js';
 
 const schema = imageRequestSchema(loadCatalog({}).imageModels);
@@ -107,8 +108,33 @@ const cases: Case[] = [
   ['response_format json', ALL, { response_format: 'json' }, 'response_format'],
   ['watermark false', ALL, { watermark: false }, null],
   ['watermark as a string', ALL, { watermark: 'false' }, 'watermark'],
+  // OpenAI's own fields, as its clients send them
+  ['n 1', ALL, { n: 1 }, null],
+  ['n 10', ALL, { n: 10 }, null],
+  ['n null (OpenAI: the default)', ALL, { n: null }, null],
+  ['n 0', ALL, { n: 0 }, 'n'],
+  ['n 11', ALL, { n: 11 }, 'n'],
+  ['n 1.5', ALL, { n: 1.5 }, 'n'],
+  ['n as a string', ALL, { n: '2' }, 'n'],
+  ['n 3 x max_images 5 = 15', GEN, { n: 3, sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 5 } }, null],
+  ['n 2 x max_images 8 = 16', GEN, { n: 2, sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 8 } }, 'n'],
+  ['n 2 with auto and the default max_images', GEN, { n: 2, sequential_image_generation: 'auto' }, 'n'],
+  ['n 10 with sequential disabled', GEN, { n: 10, sequential_image_generation: 'disabled' }, null],
+  ['quality hd', ALL, { quality: 'hd' }, null],
+  ['quality standard', ALL, { quality: 'standard' }, null],
+  ['quality null', ALL, { quality: null }, null],
+  ['quality ultra (OpenAI refuses it)', ALL, { quality: 'ultra' }, 'quality'],
+  ['style vivid', ALL, { style: 'vivid' }, null],
+  ['style natural', ALL, { style: 'natural' }, null],
+  ['style cartoon', ALL, { style: 'cartoon' }, 'style'],
+  ['user', ALL, { user: 'end-user-1' }, null],
+  ['user of 256 chars', ALL, { user: 'u'.repeat(256) }, null],
+  ['user of 257 chars', ALL, { user: 'u'.repeat(257) }, 'user'],
+  ['user as a number', ALL, { user: 7 }, 'user'],
+  ['safety_identifier of 64 chars', ALL, { safety_identifier: 's'.repeat(64) }, null],
+  ['safety_identifier of 65 chars', ALL, { safety_identifier: 's'.repeat(65) }, 'safety_identifier'],
   // unknown fields are refused, not ignored
-  ['unknown field n', ALL, { n: 2 }, 'n'],
+  ['another OpenAI field with meaning the models lack', ALL, { background: 'transparent' }, 'background'],
   ['typo in a field name', ALL, { watermarks: false }, 'watermarks'],
   ['stream is not part of the SPEC', GEN, { stream: true }, 'stream'],
 ];
@@ -122,6 +148,14 @@ describe('image request rules', () => {
 
   test('model is required', () => {
     expect(check({ prompt: 'x' })).toBe('model');
+  });
+});
+
+describe('endUserOf: what the usage entries name', () => {
+  test('a non-empty safety_identifier wins over user, as at OpenAI', () => {
+    expect(endUserOf({ user: 'u', safety_identifier: 's' })).toBe('s');
+    expect(endUserOf({ user: 'u', safety_identifier: '' })).toBe('u');
+    expect(endUserOf({ user: '' })).toBeUndefined();
   });
 });
 

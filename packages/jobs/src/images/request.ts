@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
+import { generationsProblem, openAIImageFields } from './openai-fields.js';
 import { parseSize } from './size.js';
 
 export const MAX_PROMPT_CHARS = 10_000;
@@ -56,6 +57,7 @@ export const imageRequestFields = z.strictObject({
   output_format: z.enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg"' }).optional(),
   response_format: z.enum(['url', 'b64_json'], { error: 'response_format must be "url" or "b64_json"' }).optional(),
   watermark: z.boolean({ error: 'watermark must be a boolean' }).optional(),
+  ...openAIImageFields,
 });
 
 export type ImageRequest = z.output<typeof imageRequestFields>;
@@ -131,6 +133,8 @@ export function imageRequestSchema(models: Record<string, ImageModel>) {
         `input images plus max_images must not exceed ${MAX_IMAGES_LIMIT} (${imageCount} + ${maxImages})`,
       );
     }
+    const tooMany = generationsProblem(request, maxImagesOf(request, imageCount));
+    if (tooMany) refuse(ctx, ['n'], tooMany);
   });
 }
 

@@ -1,0 +1,94 @@
+import type { Job } from 'bullmq';
+import { z } from 'zod';
+import { AppError } from '@relay/core';
+import { isModerationCode } from '../upstreams/ark/images.js';
+import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
+import { UpstreamError } from '../upstreams/upstream-error.js';
+
+const refusalSchema = z.object({
+  code: z.string().optional(),
+  message: z.string(),
+  param: z.string().optional(),
+  moderation: z.boolean(),
+});
+
+/** What one generation came to: an answer holding at least one image, or a final refusal. */
+const generationSchema = z.union([z.object({ answer: arkImageResponseSchema }), z.object({ refused: refusalSchema })]);
+export type Generation = z.output<typeof generationSchema>;
+/** A generation that kept failing until the job's last attempt, while others delivered. */
+export type GaveUp = { gaveUp: { code: string; message: string } };
+export type Outcome = Generation | GaveUp;
+
+const checkpointSchema = z.object({ generations: z.record(z.string(), generationSchema) });
+/** The single-answer checkpoint of jobs queued before generations were counted. */
+const legacyCheckpointSchema = z.object({ generated: arkImageResponseSchema });
+
+type Slot = ArkImageResponse['data'][number];
+export const isFailedSlot = (slot: Slot): slot is Extract<Slot, { error: unknown }> => 'error' in slot;
+
+/**
+ * Generations are paid for: each answer is checkpointed in the job's progress the moment it
+ * arrives, so a retry (a failed sibling, the copy step) re-runs only what is missing.
+ */
+function readCheckpoint(job: Job): Map<number, Generation> {
+  const parsed = checkpointSchema.safeParse(job.progress);
+  if (parsed.success) return new Map(Object.entries(parsed.data.generations).map(([g, outcome]) => [Number(g), outcome]));
+  const legacy = legacyCheckpointSchema.safeParse(job.progress);
+  return new Map(legacy.success ? [[0, { answer: legacy.data.generated }]] : []);
+}
+
+/** One upstream answer as a generation; an answer without images is a refusal or worth a retry. */
+function outcomeOf(answer: ArkImageResponse): Generation {
+  if (answer.data.some((slot) => !isFailedSlot(slot))) return { answer };
+  const first = answer.data.find(isFailedSlot)?.error;
+  if (first && isModerationCode(first.code)) return { refused: { code: first.code, message: first.message, moderation: true } };
+  throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
+}
+
+function refusalOf(error: unknown): Generation | undefined {
+  if (!(error instanceof UpstreamError) || error.kind !== 'refused') return undefined;
+  const { code, param, moderation = false } = error.details;
+  return { refused: { code, message: error.message, param, moderation } };
+}
+
+/** The failure to act on when several generations failed: final ones first, then pauses. */
+function rank(error: unknown): number {
+  if (error instanceof UpstreamError) return error.kind === 'transient' ? 2 : error.kind === 'rate-limited' ? 1 : 0;
+  return error instanceof AppError && !error.retryable ? 0 : 2;
+}
+
+/**
+ * Runs the generations of a job not yet answered, at once, each through `generate` (one
+ * upstream call under the call lease). Refusals are final and recorded like answers. Any
+ * other failure is thrown once every call has settled and the answers are checkpointed, so
+ * the retry makes only the missing calls; on the job's last attempt, when some generation
+ * delivered, those still failing are given up instead and the rest is delivered.
+ */
+export async function runGenerations(job: Job, count: number, generate: () => Promise<ArkImageResponse>): Promise<Outcome[]> {
+  const done = readCheckpoint(job);
+  let writes: Promise<unknown> = Promise.resolve();
+  const errors: unknown[] = [];
+  const missing = Array.from({ length: count }, (_, g) => g).filter((g) => !done.has(g));
+  await Promise.all(
+    missing.map(async (g) => {
+      try {
+        done.set(g, outcomeOf(await generate()));
+      } catch (error) {
+        const refused = refusalOf(error);
+        if (!refused) return void errors.push(error);
+        done.set(g, refused);
+      }
+      const snapshot = { generations: Object.fromEntries(done) };
+      writes = writes.then(() => job.updateProgress(snapshot));
+    }),
+  );
+  await writes;
+  const error = errors.sort((a, b) => rank(a) - rank(b))[0];
+  if (error !== undefined) {
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const delivered = [...done.values()].some((outcome) => 'answer' in outcome);
+    if (!(lastAttempt && delivered && rank(error) === 2)) throw error;
+  }
+  const gaveUp: GaveUp = { gaveUp: { code: 'upstream_failed', message: `upstream failed after ${job.attemptsMade + 1} attempts: ${(error as Error)?.message}` } };
+  return Array.from({ length: count }, (_, g) => done.get(g) ?? gaveUp);
+}
