@@ -1,4 +1,4 @@
-import express, { type Request } from 'express';
+import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
@@ -10,6 +10,8 @@ import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
 import type { ApiConfig } from './config.js';
 import { filesRoutes } from './files/routes.js';
+import { geminiRoutes } from './gemini/routes.js';
+import { googleDialect } from './gemini/versions.js';
 import { opsRoutes } from './health.js';
 import { createApiMetrics } from './metrics.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -26,6 +28,7 @@ import type { Queues } from './jobs/queues.js';
 import { createAnswerCache } from './jobs/answer-cache.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { rateLimit } from './limits/rate-limit.js';
+import { modelsRoutes } from './models/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
 
 export interface ApiDeps {
@@ -76,6 +79,10 @@ export function createApp(deps: ApiDeps) {
     requests: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'requests', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: 1 }),
     reads: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'reads', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: config.JOB_READ_RATE_MULTIPLIER }),
   };
+  // before the speech and OpenAI routes: they share paths, and the caller's credential decides.
+  // Listings and token counts reach no upstream: they count as reads.
+  app.use(geminiRoutes({ ...deps, limit: limits.reads }), errorHandler('google', log));
+  app.use(modelsRoutes({ ...deps, limit: limits.reads }), errorHandler('openai', log));
   app.use(imagesRoutes({ ...deps, jobs, route: routes.images, publicBase, limits }), errorHandler('openai', log));
   app.use(speechRoutes({ ...deps, jobs, route: routes.speech, publicBase, limits }), errorHandler('google', log));
   app.use(
@@ -95,7 +102,7 @@ export function createApp(deps: ApiDeps) {
   const noRoute = () => {
     throw new AppError('not_found', 'no such route');
   };
-  app.use('/v1beta', noRoute, errorHandler('google', log));
-  app.use(noRoute, errorHandler('openai', log));
+  const [google, openai] = [errorHandler('google', log), errorHandler('openai', log)];
+  app.use(noRoute, ((error, req, res, next) => (googleDialect(req) ? google : openai)(error, req, res, next)) satisfies ErrorRequestHandler);
   return app;
 }

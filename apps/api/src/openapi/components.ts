@@ -4,8 +4,9 @@ import type { Catalog } from '@relay/core';
 import { imageRequestFields, speechRequestFields } from '@relay/jobs';
 import { accountBody, accountDetailsSchema, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
-import { generateContentResponseSchema, googleErrorSchema } from '../schemas/google.js';
-import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema } from '../schemas/openai.js';
+import { countTokensBody } from '../gemini/count-tokens.js';
+import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '../schemas/google.js';
+import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '../schemas/openai.js';
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's own dialect) of what a client sends or receives. */
 function schemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -22,6 +23,12 @@ export function componentSchemas(catalog: Catalog) {
     ImagesResponse: schemaOf(imagesResponseSchema),
     SpeechRequest: schemaOf(speechRequestFields),
     GenerateContentResponse: schemaOf(generateContentResponseSchema),
+    CountTokensRequest: schemaOf(countTokensBody),
+    CountTokensResponse: schemaOf(countTokensResponseSchema),
+    GeminiModel: schemaOf(geminiModelSchema),
+    GeminiModelList: schemaOf(geminiModelListSchema),
+    OpenAIModel: schemaOf(openAIModelSchema),
+    OpenAIModelList: schemaOf(openAIModelListSchema),
     JobObject: schemaOf(jobObjectSchema),
     OpenAIError: schemaOf(openAIErrorSchema),
     GoogleError: schemaOf(googleErrorSchema),

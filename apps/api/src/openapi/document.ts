@@ -1,52 +1,8 @@
 import type { Catalog } from '@relay/core';
-import { componentSchemas, ref, type SchemaName } from './components.js';
-
-const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } });
-const ok = (description: string, name: SchemaName) => ({ description, content: json(name) });
-
-const REASONS: Record<number, string> = {
-  400: 'A broken rule, named in param / a field violation',
-  401: 'Missing, wrong or revoked key',
-  402: 'Balance too low for the most the request can cost',
-  404: 'Unknown model, job or file',
-  409: 'Idempotency-Key reused with another body, or the job was cancelled',
-  413: 'Body over the limit',
-  415: 'Not application/json',
-  429: 'This key is over its rate limit (Retry-After)',
-  502: 'The upstream failed after the relay retried',
-  503: 'Redis, the store or queue capacity unavailable (Retry-After)',
-};
-const errors = (name: 'OpenAIError' | 'GoogleError', statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { description: REASONS[s]!, content: json(name) }]));
-
-const pending = { description: 'Still running when the wait budget ran out; Location names the job', content: json('JobObject') };
-const jobParams = [{ $ref: '#/components/parameters/Prefer' }, { $ref: '#/components/parameters/IdempotencyKey' }];
-const GENERATION_ERRORS = [400, 401, 402, 409, 413, 415, 429, 502, 503];
-const admin = [{ adminToken: [] }];
-const pathId = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
-
-function speechOperation(action: string, catalog: Catalog) {
-  return {
-    tags: ['speech'],
-    summary: action === 'generateContent' ? 'Synthesize speech (Gemini-native)' : 'The same, answered as one server-sent event',
-    security: [{ googApiKey: [] }, { queryKey: [] }, { relayKey: [] }],
-    parameters: [
-      { name: 'model', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(catalog.speechModels) } },
-      ...(action === 'streamGenerateContent' ? [{ name: 'alt', in: 'query', schema: { type: 'string', enum: ['sse'] } }] : []),
-      ...jobParams,
-    ],
-    requestBody: { required: true, content: json('SpeechRequest') },
-    responses: {
-      '200': {
-        description: 'Gemini GenerateContentResponse; X-Relay-Audio-Url links the stored WAV',
-        headers: { 'X-Relay-Audio-Url': { schema: { type: 'string' } } },
-        content: action === 'generateContent' ? json('GenerateContentResponse') : { 'text/event-stream': { schema: { type: 'string' } } },
-      },
-      '202': pending,
-      ...errors('GoogleError', [...GENERATION_ERRORS, 404]),
-    },
-  };
-}
+import { componentSchemas } from './components.js';
+import { geminiPaths } from './gemini-paths.js';
+import { modelPaths } from './model-paths.js';
+import { admin, errors, GENERATION_ERRORS, jobParams, json, ok, pathId, pending } from './parts.js';
 
 /** The OpenAPI 3.1 description of every route; `x-express-route` ties each path to the app's own. */
 export function buildOpenApiDocument(catalog: Catalog, version: string) {
@@ -72,8 +28,8 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
           responses: { '200': ok('The generated images', 'ImagesResponse'), '202': pending, ...errors('OpenAIError', GENERATION_ERRORS) },
         },
       },
-      '/v1beta/models/{model}:generateContent': { 'x-express-route': '/v1beta/models/:modelAction', post: speechOperation('generateContent', catalog) },
-      '/v1beta/models/{model}:streamGenerateContent': { 'x-express-route': '/v1beta/models/:modelAction', post: speechOperation('streamGenerateContent', catalog) },
+      ...geminiPaths(catalog),
+      ...modelPaths(),
       '/v1/jobs/{id}': {
         get: {
           tags: ['jobs'],
@@ -122,6 +78,7 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
             pathId('id'),
             ...['from', 'to'].map((name) => ({ name, in: 'query', description: 'ISO time or epoch ms', schema: { type: 'string' } })),
             { name: 'model', in: 'query', schema: { type: 'string' } },
+            { name: 'user', in: 'query', description: "The end user a request named (OpenAI's user)", schema: { type: 'string', maxLength: 256 } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
             { name: 'cursor', in: 'query', schema: { type: 'string' } },
           ],

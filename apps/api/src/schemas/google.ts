@@ -28,3 +28,29 @@ export const googleErrorSchema = z.object({
   }),
 });
 export type GoogleError = z.input<typeof googleErrorSchema>;
+
+/** Gemini's Model resource (GET /{version}/models/{model}). */
+export const geminiModelSchema = z.object({
+  name: z.string().describe('models/{id}'),
+  baseModelId: z.string(),
+  version: z.string(),
+  displayName: z.string(),
+  description: z.string(),
+  inputTokenLimit: z.number().int(),
+  outputTokenLimit: z.number().int(),
+  supportedGenerationMethods: z.array(z.string()),
+});
+export type GeminiModel = z.input<typeof geminiModelSchema>;
+
+export const geminiModelListSchema = z.object({
+  models: z.array(geminiModelSchema),
+  nextPageToken: z.string().optional().describe('Pass as pageToken for the next page; absent on the last'),
+});
+export type GeminiModelList = z.input<typeof geminiModelListSchema>;
+
+/** The answer of :countTokens. */
+export const countTokensResponseSchema = z.object({
+  totalTokens: z.number().int().describe('Characters of text: the input tokens the relay reserves, never fewer than the upstream counts'),
+  promptTokensDetails: z.array(z.object({ modality: z.literal('TEXT'), tokenCount: z.number().int() })),
+});
+export type CountTokensResponse = z.input<typeof countTokensResponseSchema>;

@@ -8,7 +8,7 @@ export const imagesResponseSchema = z.object({
   created: z.number().int().describe('Unix seconds, as the upstream reported'),
   data: z.array(
     z.object({
-      url: z.string().describe("The relay's stable link to the stored image (302 to a presigned URL)"),
+      url: z.string().describe("The relay's stable link to the stored image (streamed, or a 302 to a presigned URL: FILES_MODE)"),
       b64_json: z.string().optional().describe('With response_format b64_json: the stored file, base64, no data: prefix'),
       size: z.string().describe('WIDTHxHEIGHT of this image'),
       revised_prompt: z.string(),
@@ -20,7 +20,7 @@ export const imagesResponseSchema = z.object({
   failed: z
     .array(z.object({ index: z.number().int(), code: z.string(), message: z.string() }))
     .optional()
-    .describe('Slots of a sequential set that were not delivered'),
+    .describe('What was not delivered: failed slots of a sequential set, generations of n refused or given up'),
 });
 export type ImagesResponse = z.input<typeof imagesResponseSchema>;
 
@@ -38,3 +38,15 @@ export const jobObjectSchema = z.object({
   links: z.object({ self: z.string() }),
 });
 export type JobObject = z.input<typeof jobObjectSchema>;
+
+/** An entry of GET /v1/models, OpenAI's Model object. */
+export const openAIModelSchema = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int().describe('Unix seconds: the release date the model id carries (YYMMDD suffix), else 0'),
+  owned_by: z.string(),
+});
+export type OpenAIModel = z.input<typeof openAIModelSchema>;
+
+export const openAIModelListSchema = z.object({ object: z.literal('list'), data: z.array(openAIModelSchema) });
+export type OpenAIModelList = z.input<typeof openAIModelListSchema>;

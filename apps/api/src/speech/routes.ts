@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
-import { AppError, ownValue, type BlobStore } from '@relay/core';
+import { ownValue, type BlobStore } from '@relay/core';
 import { speechReservation } from '@relay/billing';
 import { speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
@@ -9,6 +9,7 @@ import { parseOrThrow } from '../http/validate.js';
 import { sendJson, type Presenter, type Sender } from '../jobs/answer.js';
 import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
+import { GEMINI_VERSIONS, modelNotFound } from '../gemini/versions.js';
 import { presentSpeech } from './present.js';
 
 /** The relay's stable link to the stored WAV rides along in this header. */
@@ -44,15 +45,15 @@ function parseModelAction(value: string): Target | undefined {
 
 export function speechRoutes(deps: EndpointDeps) {
   const router = express.Router();
-  router.post(
-    '/v1beta/models/:modelAction',
+  for (const version of GEMINI_VERSIONS) router.post(
+    `/${version}/models/:modelAction`,
     authenticate(deps.accounts, GOOGLE_KEYS),
     deps.limits.requests,
     (req: Request, res: Response, next: express.NextFunction) => {
       const target = parseModelAction(String(req.params.modelAction));
       if (!target || !ownValue(deps.catalog.speechModels, target.model)) {
         const model = target?.model ?? String(req.params.modelAction);
-        throw new AppError('not_found', `models/${model} is not found for API version v1beta, or is not supported for generateContent`);
+        throw modelNotFound(version, model, 'generateContent');
       }
       res.locals.target = target;
       next();

@@ -48,6 +48,8 @@ const speechModelSchema = z.strictObject({
   maxInputChars: z.number().int().positive().default(32_000),
   /** The model's output allowance in tokens: the reservation assumes all of it is used. */
   maxOutputTokens: z.number().int().positive().default(16_384),
+  /** The input token limit the upstream states for the model; the model listings report it. */
+  inputTokenLimit: z.number().int().positive().default(8_192),
   voices: z.array(z.string()).min(1),
 });
 

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { speechRequestFields, speechText } from '@relay/jobs';
+import type { CountTokensResponse } from '../schemas/google.js';
+
+/** The body of :countTokens: `contents`, or a whole `generateContentRequest`, as Google takes. */
+export const countTokensBody = z
+  .strictObject({
+    contents: speechRequestFields.shape.contents.optional(),
+    generateContentRequest: speechRequestFields.optional(),
+  })
+  .refine((body) => (body.contents === undefined) !== (body.generateContentRequest === undefined), {
+    message: 'send either contents or generateContentRequest',
+    path: ['contents'],
+  });
+
+/**
+ * Counts as the relay reserves: every character of the text one token (text never takes more
+ * tokens than characters). So this is the input a synthesis of the same text reserves, and
+ * never less than the upstream's own promptTokenCount, which is what the charge uses.
+ */
+export function countTokens(body: z.output<typeof countTokensBody>): CountTokensResponse {
+  const contents = body.contents ?? body.generateContentRequest?.contents ?? [];
+  const tokens = speechText({ contents }).length;
+  return { totalTokens: tokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }] };
+}

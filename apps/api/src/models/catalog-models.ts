@@ -1,0 +1,45 @@
+import { ownValue, type Catalog, type SpeechModel } from '@relay/core';
+import type { GeminiModel } from '../schemas/google.js';
+import type { OpenAIModel } from '../schemas/openai.js';
+
+/** `vendor-gen-3-0-t2i-250415` carries its release date: 2025-04-15, as Unix seconds. */
+export function releasedAt(id: string): number {
+  const match = /-(\d{2})(\d{2})(\d{2})$/.exec(id);
+  if (!match) return 0;
+  const [, yy, mm, dd] = match.map(Number) as [number, number, number, number];
+  const time = Date.UTC(2000 + yy, mm - 1, dd);
+  return mm >= 1 && mm <= 12 && dd >= 1 && dd <= 31 ? time / 1000 : 0;
+}
+
+const openAIModel = (id: string): OpenAIModel => ({ id, object: 'model', created: releasedAt(id), owned_by: 'relay' });
+
+/**
+ * What a key may use, as OpenAI lists models: the image models (POST /v1/images/generations)
+ * and the speech models (POST /v1beta/models/{id}:generateContent).
+ */
+export function openAIModels(catalog: Catalog): OpenAIModel[] {
+  return [...Object.keys(catalog.imageModels), ...Object.keys(catalog.speechModels)].map(openAIModel);
+}
+
+export function openAIModelOf(catalog: Catalog, id: string): OpenAIModel | undefined {
+  return ownValue(catalog.imageModels, id) || ownValue(catalog.speechModels, id) ? openAIModel(id) : undefined;
+}
+
+/** The methods Google's paths serve for a speech model. */
+export const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'];
+
+/** A speech model as Gemini's Model resource describes it. */
+export function geminiModel(id: string, model: SpeechModel): GeminiModel {
+  return {
+    name: `models/${id}`,
+    baseModelId: id,
+    version: '001',
+    displayName: id,
+    description: `Text to speech with ${model.voices.length} prebuilt voices, through the relay`,
+    inputTokenLimit: model.inputTokenLimit,
+    outputTokenLimit: model.maxOutputTokens,
+    supportedGenerationMethods: GEMINI_METHODS,
+  };
+}
+
+export const geminiModels = (catalog: Catalog) => Object.entries(catalog.speechModels).map(([id, model]) => geminiModel(id, model));
