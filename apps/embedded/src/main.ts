@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { onShutdown, runMain } from '@relay/core';
 import { repoRoot, spawnApp, type AppProcess } from '@relay/testkit';
 import { loadEmbeddedConfig } from './config.js';
+import { EMBEDDED_API_DEFAULTS } from './defaults.js';
 import { demoKey } from './demo-key.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
 
@@ -41,7 +42,7 @@ await runMain(async () => {
     });
   }
   processes.push(await spawnApp('worker', env, { echo: true }));
-  processes.push(await spawnApp('api', { ...env, HOST: config.HOST, PORT: String(config.PORT) }, { echo: true }));
+  processes.push(await spawnApp('api', { ...EMBEDDED_API_DEFAULTS, ...env, HOST: config.HOST, PORT: String(config.PORT) }, { echo: true }));
 
   const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
   const demo = await demoKey(apiUrl, adminToken, dataDir);
