@@ -66,7 +66,7 @@ test(':countTokens counts characters under every version, free, and refuses bad 
   }
   const whole = await postJson(
     `${stack.url}/v1beta/models/${SPEECH}:countTokens`,
-    { generateContentRequest: { contents: [{ parts: [{ text: 'a' }, { text: 'b' }] }], generationConfig: { responseModalities: ['AUDIO'] } } },
+    { generateContentRequest: { model: `models/${SPEECH}`, contents: [{ parts: [{ text: 'a' }, { text: 'b' }] }] } },
     undefined,
     goog(),
   );

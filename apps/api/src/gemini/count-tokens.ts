@@ -6,7 +6,8 @@ import type { CountTokensResponse } from '../schemas/google.js';
 export const countTokensBody = z
   .strictObject({
     contents: speechRequestFields.shape.contents.optional(),
-    generateContentRequest: speechRequestFields.optional(),
+    // what a generateContent call would send; a count needs no generationConfig
+    generateContentRequest: speechRequestFields.partial({ generationConfig: true }).optional(),
   })
   .refine((body) => (body.contents === undefined) !== (body.generateContentRequest === undefined), {
     message: 'send either contents or generateContentRequest',
