@@ -24,6 +24,12 @@ export const workerEnvSchema = z.object({
   STALLED_CHECK_MS: envInt(500).default(30_000),
   /** How many times a job may lose its worker (crash, kill) and be taken over before it fails (503). */
   MAX_STALLED_COUNT: envInt(0, 100).default(1),
+  /**
+   * A reservation open this long whose job is missing (the api died between reserving and
+   * queueing) or failed (its release was lost) is given back; checked every RESERVATION_SWEEP_MS.
+   */
+  RESERVATION_GRACE_MS: envInt(1_000).default(600_000),
+  RESERVATION_SWEEP_MS: envInt(100).default(30_000),
   /** /metrics, /healthz and /readyz of the worker process (0 = any free port). */
   METRICS_HOST: envString().default('127.0.0.1'),
   METRICS_PORT: envInt(0, 65535).default(9464),

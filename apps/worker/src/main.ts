@@ -21,6 +21,7 @@ import { createSpeechProcessor } from './speech/process-speech-job.js';
 import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
 import { createCallSlots } from './upstreams/call-slots.js';
 import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
+import { startReservationSweeper } from './reservation-sweeper.js';
 import { createWorkers } from './workers.js';
 
 await runMain(async () => {
@@ -100,6 +101,13 @@ await runMain(async () => {
     },
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  const sweeper = startReservationSweeper(
+    billing,
+    running.queues,
+    { graceMs: config.RESERVATION_GRACE_MS, everyMs: config.RESERVATION_SWEEP_MS },
+    log,
+    () => metrics.reservationsSwept.inc(),
+  );
   const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),
@@ -109,6 +117,7 @@ await runMain(async () => {
 
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');
+    sweeper.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
     ops.server.close();

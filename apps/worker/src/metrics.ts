@@ -37,6 +37,11 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['queue'],
       registers,
     }),
+    reservationsSwept: new Counter({
+      name: 'relay_reservations_swept_total',
+      help: 'Reservations given back because their job never ran (api died between reserving and queueing)',
+      registers,
+    }),
     bytesStored: new Counter({ name: 'relay_bytes_stored_total', help: 'Bytes of results written to the store', labelNames: ['queue'], registers }),
     charged: new Counter({
       name: 'relay_charged_micro_units_total',

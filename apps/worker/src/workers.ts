@@ -60,6 +60,8 @@ async function keepOnlyWhatTheAnswerNeeds(job: Job) {
 
 export interface RunningWorkers {
   workers: Worker[];
+  /** The queues the workers serve, by name (for other readers in the process). */
+  queues: Record<QueueName, Queue>;
   close(): Promise<void>;
 }
 
@@ -120,6 +122,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
   });
   return {
     workers: entries.map((e) => e.worker),
+    queues: Object.fromEntries(entries.map((e) => [e.worker.name, e.queue])) as Record<QueueName, Queue>,
     async close() {
       await Promise.all(entries.map((e) => e.worker.close()));
       await Promise.all(entries.map((e) => e.queue.close()));

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
-import { BEGIN, CLOSE, CREDIT, RESERVE } from './scripts.js';
+import { BEGIN, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
 
 export interface Reservation {
   accountId: string;
@@ -41,6 +41,8 @@ export interface Billing {
   begin(jobId: string): Promise<boolean>;
   /** A job with no open reservation (released, or none) must not run. */
   reservationState(jobId: string): Promise<ReservationState | undefined>;
+  /** Jobs whose reservation has been open longer than `olderThanMs` (Redis's clock), oldest first. */
+  openLongerThan(olderThanMs: number, limit: number): Promise<string[]>;
   credit(accountId: string, amount: number, note?: string): Promise<{ balance: number }>;
   balanceOf(accountId: string): Promise<Balance | undefined>;
 }
@@ -52,6 +54,8 @@ export const billingKeys = (prefix: string) => ({
   account: (accountId: string) => `${prefix}:account:${accountId}`,
   reservation: (jobId: string) => `${prefix}:reservation:${jobId}`,
   ledger: (accountId: string) => `${prefix}:ledger:${accountId}`,
+  /** Open reservations by creation time (ms): what a sweeper looks at for abandoned ones. */
+  open: `${prefix}:reservations:open`,
 });
 
 const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Number);
@@ -60,7 +64,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
   const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string) => {
     const [status = -1, , , charged = 0] = asNumbers(
-      await redis.eval(CLOSE, 3, keys.reservation(jobId), keys.account(accountId), keys.ledger(accountId), type, charge, units, CLOSED_RETENTION_SECONDS),
+      await redis.eval(CLOSE, 4, keys.reservation(jobId), keys.account(accountId), keys.ledger(accountId), keys.open, type, charge, units, CLOSED_RETENTION_SECONDS),
     );
     return { applied: status === 1, charged, missing: status === -1 };
   };
@@ -68,7 +72,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   return {
     async reserve(r) {
       const [status, balance = 0, reserved = 0] = asNumbers(
-        await redis.eval(RESERVE, 3, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
+        await redis.eval(RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
       );
       if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
       if (status === 0) {
@@ -97,6 +101,9 @@ export function createBilling(redis: Redis, prefix: string): Billing {
     },
     async begin(jobId) {
       return Number(await redis.eval(BEGIN, 1, keys.reservation(jobId))) === 1;
+    },
+    async openLongerThan(olderThanMs, limit) {
+      return (await redis.eval(OPEN_LONGER_THAN, 1, keys.open, olderThanMs, limit)) as string[];
     },
     async reservationState(jobId) {
       const state = await redis.hget(keys.reservation(jobId), 'state');

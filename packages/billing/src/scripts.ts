@@ -7,7 +7,11 @@
  * spent (lifetime charges). Ledger entries' `amount` is the change of `balance`.
  */
 
-/** KEYS: account, reservation, ledger. ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none). */
+/**
+ * KEYS: account, reservation, ledger, open reservations (a sorted set by creation time, so a
+ * reservation whose job never made it into the queue can be found and released).
+ * ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none).
+ */
 export const RESERVE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
 if redis.call('EXISTS', KEYS[2]) == 1 then
@@ -22,6 +26,8 @@ redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARG
   'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
 redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
   'model', ARGV[5], 'units', ARGV[6], 'amount', -amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[4], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
 return {1, balance, reserved}
 `;
 
@@ -40,7 +46,7 @@ return 0
 /**
  * Closes a reservation: charges min(charge, reserved amount) and gives back the rest.
  * A release is a settlement with charge 0; a cancel is a release that only happens before
- * the job began. KEYS: reservation, account, ledger.
+ * the job began. KEYS: reservation, account, ledger, open reservations.
  * ARGV: type (settle|release|cancel), charge, units, retentionSeconds.
  */
 export const CLOSE = `
@@ -58,6 +64,7 @@ local closed = ARGV[1] == 'settle' and 'settled' or 'released'
 local entry = ARGV[1] == 'settle' and 'settle' or 'release'
 redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'jobId'))
 local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model', 'user')
 redis.call('XADD', KEYS[3], '*', 'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
   'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or '')
@@ -75,4 +82,11 @@ balance = redis.call('HINCRBY', KEYS[1], 'balance', amount)
 redis.call('XADD', KEYS[2], '*', 'type', 'credit', 'accountId', ARGV[2], 'keyId', '', 'jobId', '', 'model', '',
   'units', '', 'note', ARGV[3], 'amount', amount, 'charged', 0, 'balance', balance, 'reserved', reserved)
 return {1, balance, reserved}
+`;
+
+/** KEYS: open reservations. ARGV: age in ms, limit. The ids of reservations older than the age. */
+export const OPEN_LONGER_THAN = `
+local t = redis.call('TIME')
+local cutoff = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(ARGV[1])
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', cutoff, 'LIMIT', 0, tonumber(ARGV[2]))
 `;

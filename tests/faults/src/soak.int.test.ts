@@ -1,0 +1,182 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { redisConnectionOptions } from '@relay/core';
+import { bullPrefix, parseFileId } from '@relay/jobs';
+import type { LedgerEntry } from '@relay/billing';
+import { waitFor, type AppProcess } from '@relay/testkit';
+import { postJson, startStack, type Stack } from '@relay/e2e';
+
+/**
+ * Mixed traffic while workers, an api process, Redis and the store are killed or stopped and
+ * the upstream fails, throttles and hangs. The schedule advances by answers received, not by
+ * the clock, so a slow machine stretches it instead of breaking it. Then the invariants: no
+ * 500, every accepted job finished, every delivered file fetchable, and money exact.
+ */
+let stack: Stack;
+// short locks, deadlines and grace periods, so every recovery happens within the test
+const locks = { JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500', UPSTREAM_TIMEOUT_MS: '3000', STORE_RETRY_MS: '1000', RESERVATION_GRACE_MS: '5000', RESERVATION_SWEEP_MS: '500' };
+beforeAll(async () => {
+  stack = await startStack({ ownRedis: true, ownS3: true, worker: locks, simulator: { SIM_LATENCY_MS: '40' }, api: { WAIT_TIMEOUT_MS: '15000' } });
+}, 60_000);
+afterAll(async () => stack?.close());
+
+const IMAGE_PRICE = 30_000;
+const TTS = '/v1beta/models/vendor-2.5-flash-preview-tts:generateContent';
+const speechBody = (text: string) => ({
+  contents: [{ parts: [{ text }] }],
+  generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+});
+
+interface Tally {
+  answered: number;
+  statuses: Record<string, number>;
+  /** Accepted (202) job ids and the key that asked. */
+  accepted: Map<string, string>;
+  delivered: Map<string, string[]>;
+}
+
+test('soak: faults under mixed load, then no 500, no lost job, files fetchable, money exact', async () => {
+  const accounts = await Promise.all(Array.from({ length: 3 }, () => stack.newKey({ balance: 1_000_000_000 })));
+  const tally: Tally = { answered: 0, statuses: {}, accepted: new Map(), delivered: new Map() };
+  const waiters: Array<{ at: number; go: () => void }> = [];
+  const answered = (status: string) => {
+    tally.answered += 1;
+    tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
+    for (const w of waiters.filter((w) => tally.answered >= w.at)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.go();
+    }
+  };
+  const afterAnswers = (n: number) => new Promise<void>((go) => (tally.answered >= n ? go() : waiters.push({ at: n, go })));
+
+  let secondApi: AppProcess = await stack.spawn('api');
+  let stop = false;
+
+  async function oneRequest(client: number, round: number) {
+    const { key } = accounts[client % accounts.length]!;
+    const base = client % 3 === 2 ? secondApi.ready.url! : stack.url;
+    const kind = (client + round) % 7;
+    const leave = new AbortController();
+    if (kind === 5) setImmediate(() => leave.abort()); // a client that gives up at once
+    const image = { model: 'vendor-gen-4-0-250828', prompt: `soak ${client}.${round}${kind === 1 ? ' 2 images' : ''}`, ...(kind === 1 ? { sequential_image_generation: 'auto' } : {}) };
+    const send =
+      kind === 2 || kind === 3
+        ? postJson(`${base}${TTS}`, speechBody(`soak speech ${client}.${round}`), undefined, { 'x-goog-api-key': key, ...(kind === 3 ? { Prefer: 'respond-async' } : {}) })
+        : kind === 6
+          ? postJson(`${base}/v1/images/generations`, { ...image, size: '1x1' }, key)
+          : fetch(`${base}/v1/images/generations`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(kind === 0 ? { Prefer: 'respond-async' } : {}), ...(kind === 4 ? { 'Idempotency-Key': `soak-${round % 5}` } : {}) },
+              body: JSON.stringify(kind === 4 ? { model: image.model, prompt: `idempotent ${round % 5}` } : image),
+              signal: leave.signal,
+            });
+    try {
+      const res = await send;
+      const text = await res.text();
+      if (res.status === 202) tally.accepted.set((JSON.parse(text) as { id: string }).id, key);
+      if (res.status === 200) recordDelivery(tally, res, text);
+      answered(String(res.status));
+    } catch {
+      answered('connection'); // the client left, or its api process was killed
+    }
+  }
+
+  const clients = Array.from({ length: 8 }, async (_, client) => {
+    for (let round = 0; !stop; round++) await oneRequest(client, round);
+  });
+
+  /** One round of every fault, starting once `from` answers have come back. */
+  async function faultRound(from: number) {
+    await afterAnswers(from + 30);
+    await stack.fault([
+      { type: 'error', api: 'images', status: 500, times: 3 },
+      { type: 'error', api: 'speech', status: 429, retryDelay: '0.5s', times: 2 },
+      { type: 'error', api: 'speech', status: 503, times: 2 },
+    ]);
+    await afterAnswers(from + 60);
+    const worker = await stack.spawn('worker', locks);
+    await stack.worker.stop('SIGKILL');
+    stack.worker = worker;
+    await afterAnswers(from + 90);
+    await stack.s3.stop();
+    await afterAnswers(from + 110);
+    await stack.s3.start!();
+    await afterAnswers(from + 140);
+    await stack.redis.stop();
+    await afterAnswers(from + 170);
+    await stack.redis.start!();
+    await afterAnswers(from + 200);
+    const replacement = await stack.spawn('api');
+    await secondApi.stop('SIGKILL');
+    secondApi = replacement;
+    await afterAnswers(from + 230);
+    await stack.fault({ type: 'hang', api: 'images', times: 1 });
+  }
+  const ROUND = 300;
+  const schedule = (async () => {
+    for (let round = 0; round < 3; round++) await faultRound(round * ROUND);
+    await afterAnswers(3 * ROUND);
+    stop = true;
+  })();
+  await Promise.all([schedule, ...clients]);
+  console.log('soak answers by status:', tally.statuses, 'accepted jobs:', tally.accepted.size);
+  expect(tally.accepted.size).toBeGreaterThan(10);
+
+  // 1. no 500, ever; every failure the relay chose is one a client can act on
+  expect(tally.statuses['500']).toBeUndefined();
+  expect(Object.keys(tally.statuses).every((s) => ['200', '202', '400', '502', '503', 'connection'].includes(s))).toBe(true);
+
+  // 2. every accepted job reaches a terminal state; none is left active or waiting
+  const queues = ['images', 'speech'].map((name) => new Queue(name, { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) }));
+  try {
+    const stateOf = async (id: string) => queues[id.startsWith('img_') ? 0 : 1]!.getJobState(id);
+    await waitFor(async () => (await Promise.all([...tally.accepted.keys()].map(stateOf))).every((s) => s === 'completed' || s === 'failed'), 120_000, 'every accepted job to finish');
+    await waitFor(async () => {
+      const counts = await Promise.all(queues.map((q) => q.getJobCounts('active', 'wait', 'delayed', 'prioritized')));
+      return counts.every((c) => Object.values(c).every((n) => n === 0));
+    }, 120_000, 'the queues to drain');
+
+    // 3. an accepted job that completed answers its GET with the result, like a synchronous call
+    for (const [id, key] of tally.accepted) {
+      if ((await stateOf(id)) !== 'completed') continue;
+      const res = await fetch(`${stack.url}/v1/jobs/${id}`, { headers: { 'x-goog-api-key': key } });
+      expect(res.status, id).toBe(200);
+      recordDelivery(tally, res, await res.text());
+    }
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+  }
+  // every delivered file, synchronous or fetched later, is in the store; any api process serves
+  // any link (behind PUBLIC_URL they share one origin), so the links of the killed one are asked here
+  for (const urls of tally.delivered.values()) {
+    for (const url of urls) expect((await fetch(`${stack.url}${new URL(url).pathname}`)).status, url).toBe(200);
+  }
+
+  // 4. money: every reservation closed once (those of requests whose api died between reserving
+  // and queueing by the sweeper); the ledger sums to the balance; charges match deliveries
+  for (const { accountId } of accounts) {
+    await waitFor(async () => (await stack.account(accountId)).reserved === 0, 60_000, 'every reservation to close');
+    const { balance, spent, ledger } = await stack.account(accountId);
+    expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(balance);
+    expect(ledger.filter((e) => e.type === 'settle').reduce((sum, e) => sum + e.charged, 0)).toBe(spent);
+    const byJob = new Map<string, LedgerEntry[]>();
+    for (const entry of ledger.filter((e) => e.jobId)) byJob.set(entry.jobId, [...(byJob.get(entry.jobId) ?? []), entry]);
+    for (const [jobId, entries] of byJob) {
+      const types = entries.map((e) => e.type).sort();
+      expect(types, jobId).toEqual(types.includes('settle') ? ['reserve', 'settle'] : ['release', 'reserve']);
+      const delivered = tally.delivered.get(jobId);
+      if (delivered && jobId.startsWith('img_')) expect(entries.find((e) => e.type === 'settle')?.charged, jobId).toBe(delivered.length * IMAGE_PRICE);
+    }
+  }
+}, 600_000);
+
+/** The job ids and file links of a 200 answer: image links name their job, speech sends its WAV link. */
+function recordDelivery(tally: Tally, res: Response, text: string) {
+  const audio = res.headers.get('x-relay-audio-url');
+  if (audio) {
+    tally.delivered.set(parseFileId(audio.split('/files/')[1]!)!.jobId, [audio]);
+    return;
+  }
+  const urls = ((JSON.parse(text) as { data?: Array<{ url: string }> }).data ?? []).map((d) => d.url);
+  if (urls.length) tally.delivered.set(parseFileId(urls[0]!.split('/files/')[1]!)!.jobId, urls);
+}
