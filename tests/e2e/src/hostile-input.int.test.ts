@@ -133,3 +133,36 @@ describe('admin ids are validated before they reach a Redis key', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('the most one request can leave in Redis (README states these bounds)', () => {
+  /** Bytes a request adds under the stack's prefix, measured with MEMORY USAGE. */
+  async function footprintOf(send: () => Promise<Response>) {
+    const before = await stack.redisFootprint();
+    const res = await send();
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const after = await stack.redisFootprint();
+    return after.bytes - before.bytes;
+  }
+
+  test('a maximal image request: 14 URLs of 4,096 characters and a 10,000-character prompt', async () => {
+    const made = await fetch(`${stack.sim.url}/api/v3/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
+      body: JSON.stringify({ model: 'seedream-4-0-250828', prompt: 'input', size: '1280x720', response_format: 'url' }),
+    });
+    const link = ((await made.json()) as { data: Array<{ url: string }> }).data[0]!.url;
+    const padded = `${link}&pad=${'a'.repeat(4096 - link.length - 5)}`;
+    const body = { model: 'vendor-gen-4-0-250828', prompt: '画'.repeat(10_000), image: Array(14).fill(padded) };
+    const bytes = await footprintOf(() => images(body));
+    console.log(`a maximal image request left ${bytes} bytes in Redis`);
+    expect(bytes).toBeLessThan(128 * 1024);
+  }, 60_000);
+
+  test('a maximal speech request: 32,000 characters of text', async () => {
+    const body = { ...SPEECH, contents: [{ parts: [{ text: '話'.repeat(32_000) }] }] };
+    const bytes = await footprintOf(() => speech(TTS, body));
+    console.log(`a maximal speech request left ${bytes} bytes in Redis`);
+    expect(bytes).toBeLessThan(128 * 1024);
+  }, 60_000);
+});

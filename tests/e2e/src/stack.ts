@@ -120,7 +120,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         for await (const batch of client.scanStream({ match: `${env.REDIS_PREFIX}:*`, count: 500 }) as AsyncIterable<string[]>) {
           for (const key of batch) {
             keys += 1;
-            bytes += Number((await client.memory('USAGE', key)) ?? 0);
+            bytes += Number((await client.memory('USAGE', key, 'SAMPLES', 0)) ?? 0);
           }
         }
         return { keys, bytes };
