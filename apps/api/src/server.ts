@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
+import { schedulerMetrics } from '@relay/scheduler';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
 import { createLifecycle } from './jobs/lifecycle.js';
@@ -21,6 +22,8 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const redis = createRedis(config.REDIS_URL, 'fail-fast', 'api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   await waitForRedis(redis, 30_000);
   const lifecycle = createLifecycle();
+  const registry = createMetricsRegistry('api');
+  let schedule: ReturnType<typeof schedulerMetrics> | undefined;
   const queues = await openQueues(
     redis,
     config.REDIS_URL,
@@ -28,11 +31,12 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     { attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS, keepSeconds: config.JOB_KEEP_SECONDS },
     log,
     lifecycle.signal,
+    (queue, picks) => schedule?.observe(queue, picks),
   );
+  schedule = schedulerMetrics(registry, { images: queues.images.scheduler, speech: queues.speech.scheduler });
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
-  const registry = createMetricsRegistry('api');
   const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, log });
 
   const server = createServer(app);

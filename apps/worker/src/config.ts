@@ -16,6 +16,13 @@ export const workerEnvSchema = z.object({
   IMAGES_MAX_PER_MINUTE: envInt(0).default(0),
   SPEECH_MAX_CONCURRENT: envInt(0).default(0),
   SPEECH_MAX_PER_MINUTE: envInt(0).default(0),
+  /**
+   * The most jobs of a queue handed to the workers at once (the rest wait in the fair schedule).
+   * Unset: *_MAX_CONCURRENT plus room for results being copied, or what the live workers run
+   * when the upstream has no cap.
+   */
+  IMAGES_DISPATCH_WINDOW: envInt(1).optional(),
+  SPEECH_DISPATCH_WINDOW: envInt(1).optional(),
   /** Overrides every upstream's own timeout when set. */
   UPSTREAM_TIMEOUT_MS: envInt(100).optional(),
   /** A job whose worker stops renewing its lock this long is taken over by another worker. */

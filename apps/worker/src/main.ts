@@ -22,6 +22,8 @@ import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js
 import { createCallSlots } from './upstreams/call-slots.js';
 import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
 import { startReservationSweeper } from './reservation-sweeper.js';
+import { startDispatching } from './dispatching.js';
+import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
 
 await runMain(async () => {
@@ -101,6 +103,24 @@ await runMain(async () => {
     },
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  const schedule = schedulerMetrics(registry);
+  // the pool's window: what the upstream takes at once plus room for results being copied
+  const windowOf = (concurrency: number, maxConcurrent: number, explicit?: number) => ({
+    concurrency,
+    cap: explicit ?? (maxConcurrent > 0 ? maxConcurrent + Math.max(2, Math.ceil(maxConcurrent / 4)) : 0),
+  });
+  const dispatching = startDispatching({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    queues: running.queues,
+    workers: running.workers,
+    windows: {
+      images: windowOf(config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, config.IMAGES_DISPATCH_WINDOW),
+      speech: windowOf(config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, config.SPEECH_DISPATCH_WINDOW),
+    },
+    onDispatched: (queue, picks) => schedule.observe(queue, picks),
+    log,
+  });
   const sweeper = startReservationSweeper(
     billing,
     running.queues,
@@ -118,6 +138,7 @@ await runMain(async () => {
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
+    dispatching.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
     ops.server.close();

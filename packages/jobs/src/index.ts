@@ -1,4 +1,5 @@
 export * from './meta.js';
+export * from './lanes.js';
 export * from './files.js';
 export * from './queues.js';
 export * from './images/size.js';

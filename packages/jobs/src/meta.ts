@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { laneSchema } from './lanes.js';
 
 /** Who asked and when; carried by every job so worker logs and charges can name them. */
 export const jobMetaSchema = z.strictObject({
@@ -6,5 +7,8 @@ export const jobMetaSchema = z.strictObject({
   accountId: z.string(),
   keyId: z.string(),
   createdAt: z.number().int(),
+  /** Where the job waits its turn, and what it weighs there (cost units of its queue). */
+  lane: laneSchema.optional(),
+  cost: z.number().positive().optional(),
 });
 export type JobMeta = z.output<typeof jobMetaSchema>;

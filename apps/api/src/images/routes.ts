@@ -41,6 +41,7 @@ export function imagesRoutes(deps: EndpointDeps) {
           units: `${maxImages} images`,
           ...(user ? { user } : {}),
         },
+        cost: maxImages,
         fingerprint: () => fingerprint(req.path, request),
         prepare: async (jobId): Promise<ImageJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },

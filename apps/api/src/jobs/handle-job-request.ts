@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing, Reservation } from '@relay/billing';
-import { newJobId, type JobKind } from '@relay/jobs';
+import { newJobId, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
 import type { Dialect } from '../http/dialects.js';
@@ -50,6 +50,8 @@ export interface JobRoute {
 
 export interface JobSpec<P> {
   reservation: Omit<Reservation, 'jobId' | 'accountId' | 'keyId'>;
+  /** What the job weighs in the schedule (cost units of its queue: images, seconds of audio). */
+  cost: number;
   /** What the request asked, for Idempotency-Key comparisons (computed only when a key is sent). */
   fingerprint: () => string;
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
@@ -86,7 +88,7 @@ async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: st
  * Idempotency-Key made (a replay), or a new one, admitted through the depth guard and the
  * reservation. A key whose first request never got its job queued is claimed afresh.
  */
-async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, idemKey?: string) {
+async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, idemKey?: string) {
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -103,9 +105,11 @@ async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, sp
       }
     }
     try {
-      await route.guard(budgetMs);
+      // a caller who waits is served before 202 jobs and batch lines
+      const lane: Lane = budgetMs > 0 ? 'interactive' : 'async';
+      await route.guard(budgetMs, lane, caller.accountId);
       const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
-      return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, () => spec.prepare(jobId)), fresh: true };
+      return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () => spec.prepare(jobId)), fresh: true };
     } catch (error) {
       if (idemKey) await deps.idempotency.forget(caller.accountId, idemKey, jobId).catch(() => undefined);
       throw error;
@@ -119,7 +123,7 @@ async function admit<P>(res: Response, deps: JobRequestDeps, route: JobRoute, sp
  * reservation and queueing, waiting within the caller's budget (Prefer), cancelling when the
  * caller leaves before the job started, and the answer (200, error, or 202 with the job).
  */
-export async function handleJobRequest<P>(req: Request, res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>) {
+export async function handleJobRequest<P extends { meta: JobMeta }>(req: Request, res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>) {
   const { budgetMs, applied } = waitBudget(parsePrefer(req), deps.wait.defaultMs, deps.wait.maxMs);
   if (applied) res.set('Preference-Applied', applied);
   const idemKey = req.get('idempotency-key');
@@ -133,7 +137,7 @@ export async function handleJobRequest<P>(req: Request, res: Response, deps: Job
   for (let attempt = 0; ; attempt++) {
     const { job, fresh } = await admit(res, deps, route, spec, budgetMs, idemKey);
     if (fresh) {
-      cancelWhenGone(client.signal, res, job, deps, idemKey);
+      cancelWhenGone(client.signal, res, job, deps, route, idemKey);
       res.removeHeader('Idempotent-Replayed');
     } else {
       res.set('Idempotent-Replayed', 'true');
@@ -155,13 +159,14 @@ export async function handleJobRequest<P>(req: Request, res: Response, deps: Job
  * and the job is dropped (or, if a worker already holds it, refused by the worker). The key is
  * freed before the job is dropped, so a replay woken by the removal can claim it afresh.
  */
-function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, idemKey: string | undefined) {
+function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, route: JobRoute, idemKey: string | undefined) {
   left.addEventListener(
     'abort',
     () =>
       void (async () => {
         if (!(await deps.billing.cancel(job.id!)).applied) return;
         if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
+        await route.handle.scheduler.cancel(job.id!);
         await removeIfWaiting(job);
         deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
       })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),

@@ -2,6 +2,7 @@ import { Queue, QueueEvents } from 'bullmq';
 import { redisConnectionOptions, type Logger } from '@relay/core';
 import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
 import type { Redis } from 'ioredis';
+import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
 import { createJobWaits, type JobWaits } from './job-waits.js';
 
 export interface QueueHandle {
@@ -10,6 +11,8 @@ export interface QueueHandle {
   events: QueueEvents;
   /** The requests waiting on this queue's jobs, behind one set of event listeners. */
   waits: JobWaits;
+  /** Who goes next: lanes and fair shares between accounts (accepted jobs wait parked until then). */
+  scheduler: Scheduler;
 }
 
 export type Queues = Record<QueueName, QueueHandle>;
@@ -26,6 +29,8 @@ export async function openQueues(
   log: Logger,
   /** Aborted when the api stops waiting for jobs (shutdown): every wait ends at once. */
   stopWaiting: AbortSignal,
+  /** Told of every job this process hands to the workers (metrics). */
+  onDispatched: (queue: QueueName, picks: Dispatched[]) => void = () => {},
 ): Promise<Queues> {
   const prefix = bullPrefix(redisPrefix);
   const entries = await Promise.all(
@@ -35,7 +40,11 @@ export async function openQueues(
       queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
       events.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue events connection error'));
       await events.waitUntilReady();
-      return [name, { queue, events, waits: createJobWaits(events, stopWaiting) }] as const;
+      const scheduler = schedulerFor(producer, queue, redisPrefix, name, {
+        onDispatched: (picks) => onDispatched(name, picks),
+        onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; the workers will dispatch again'),
+      });
+      return [name, { queue, events, waits: createJobWaits(events, stopWaiting), scheduler }] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

@@ -1,26 +1,46 @@
 import type { Job } from 'bullmq';
 import type { Billing, Reservation } from '@relay/billing';
+import type { JobMeta, Lane } from '@relay/jobs';
 import type { QueueHandle } from './queues.js';
+
+/** How far in the future an accepted job is parked: it waits for the scheduler, never for the clock. */
+const PARKED_MS = 365 * 86_400_000;
+
+export interface Admission {
+  lane: Lane;
+  /** What the job weighs in the schedule (cost units of its queue). */
+  cost: number;
+}
 
 /**
  * Money first: the request's maximum cost is reserved before any work (uploading inputs,
- * queueing). If anything fails before the job is in the queue, the reservation is released;
- * a job whose reservation is gone is never run by a worker, so no path charges without work
- * or works without a charge.
+ * queueing). The job then joins its account's line in its lane and is added to BullMQ parked
+ * (delayed far ahead) until the scheduler promotes it. It is enqueued before it
+ * is added: a dispatcher that picks it before the add lands promotes it once it does, while a
+ * job added but never enqueued would stay parked. If anything fails before the job is queued, the
+ * reservation is released; a job whose reservation is gone is never run by a worker.
+ * No BullMQ priority: the dispatcher orders the lanes, and BullMQ requeues a prioritized job after
+ * a rate-limit pause without waking its workers (they would sleep out their block timeout).
  */
-export async function submitJob<P>(
+export async function submitJob<P extends { meta: JobMeta }>(
   billing: Billing,
   handle: QueueHandle,
   name: string,
   reservation: Reservation,
+  admission: Admission,
   prepare: () => Promise<P>,
 ): Promise<Job> {
+  const { jobId, accountId } = reservation;
   await billing.reserve(reservation);
   try {
     const payload = await prepare();
-    return await handle.queue.add(name, payload, { jobId: reservation.jobId });
+    await handle.scheduler.enqueue(jobId, admission.lane, accountId, admission.cost);
+    const job = await handle.queue.add(name, { ...payload, meta: { ...payload.meta, ...admission } }, { jobId, delay: PARKED_MS });
+    handle.scheduler.nudge();
+    return job;
   } catch (error) {
-    await billing.release(reservation.jobId).catch(() => undefined);
+    await handle.scheduler.cancel(jobId).catch(() => undefined);
+    await billing.release(jobId).catch(() => undefined);
     throw error;
   }
 }

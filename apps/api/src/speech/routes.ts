@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
 import { ownValue, type BlobStore } from '@relay/core';
 import { speechReservation } from '@relay/billing';
-import { speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
+import { speechJobCost, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -70,6 +70,7 @@ export function speechRoutes(deps: EndpointDeps) {
       const chars = speechText(request).length;
       await handleJobRequest(req, res, deps.jobs, deps.route, {
         reservation: { model, amount: speechReservation(speechModel, chars), units: `in:${chars},out:${speechModel.maxOutputTokens}` },
+        cost: speechJobCost(chars),
         fingerprint: () => fingerprint(`/v1beta/models/${model}`, request),
         prepare: async (): Promise<SpeechJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },

@@ -1,0 +1,75 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@relay/core';
+import type { QueueName } from '@relay/jobs';
+import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
+
+export interface DispatchSettings {
+  redis: Redis;
+  prefix: string;
+  queues: Record<QueueName, Queue>;
+  workers: Worker[];
+  /** Per queue: jobs this process runs at once, and the most the whole pool may be handed (0 = what the workers run). */
+  windows: Record<QueueName, { concurrency: number; cap: number }>;
+  onDispatched: (queue: QueueName, picks: Dispatched[]) => void;
+  log: Logger;
+}
+
+const TICK_MS = 500;
+const HEARTBEAT_TTL_MS = 5_000;
+const RECOVER_EVERY_TICKS = 10;
+
+/**
+ * The workers' part of the schedule: a job that ends frees its slot (and its account's share)
+ * and lets the next one in at once; every tick this process says how many jobs it runs (the
+ * window is what all live workers run, or the cap when the upstream takes fewer), dispatches
+ * in case nobody else did, and now and then finishes what a crash interrupted.
+ */
+export function startDispatching(settings: DispatchSettings) {
+  const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const schedulers = {} as Record<QueueName, Scheduler>;
+  for (const worker of settings.workers) {
+    const name = worker.name as QueueName;
+    const log = settings.log.child({ queue: name });
+    const scheduler = schedulerFor(settings.redis, settings.queues[name], settings.prefix, name, {
+      onDispatched: (picks) => settings.onDispatched(name, picks),
+      onError: (err) => log.warn({ err: err.message }, 'dispatch failed; trying again at the next tick'),
+    });
+    schedulers[name] = scheduler;
+    const ended = (jobId: string | undefined) => {
+      if (!jobId) return;
+      scheduler
+        .finished(jobId)
+        .then(() => scheduler.nudge())
+        .catch((err: Error) => log.warn({ jobId, err: err.message }, 'could not end a job in the schedule; the next recovery will'));
+    };
+    worker.on('completed', (job) => ended(job.id));
+    worker.on('failed', (job) => {
+      void job?.getState().then((state) => (state === 'failed' ? ended(job.id) : undefined), () => undefined);
+    });
+  }
+
+  let ticks = 0;
+  const tick = async () => {
+    ticks += 1;
+    for (const [name, scheduler] of Object.entries(schedulers) as Array<[QueueName, Scheduler]>) {
+      const { concurrency, cap } = settings.windows[name];
+      await scheduler.heartbeat(workerId, concurrency, HEARTBEAT_TTL_MS, cap);
+      await scheduler.dispatch();
+      if (ticks % RECOVER_EVERY_TICKS === 0) await scheduler.recover();
+    }
+  };
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    tick()
+      .catch((err: Error) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again'))
+      .finally(() => (busy = false));
+  }, TICK_MS);
+  timer.unref();
+  void tick().catch(() => undefined);
+  return { schedulers, stop: () => clearInterval(timer) };
+}

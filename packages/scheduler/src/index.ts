@@ -1,0 +1,3 @@
+export * from './scheduler.js';
+export * from './estimate.js';
+export * from './metrics.js';

@@ -1,0 +1,152 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, expect, test } from 'vitest';
+import type { Lane } from '@relay/jobs';
+import { startRedis, uniqueName, type RedisHandle } from '@relay/testkit';
+import { estimateStart } from './estimate.js';
+import { createScheduler, type Dispatched, type Scheduler } from './scheduler.js';
+
+/** The scheduler against a real Redis and a real BullMQ queue; the "workers" are this test, by hand. */
+let handle: RedisHandle;
+let redis: Redis;
+let queue: Queue;
+let scheduler: Scheduler;
+let prefix: string;
+let dispatched: Dispatched[];
+const PARKED_MS = 365 * 86_400_000;
+
+handle = await startRedis();
+redis = new Redis(handle.url);
+afterAll(async () => {
+  await queue?.close();
+  redis.disconnect();
+  await handle.stop();
+});
+
+beforeEach(async () => {
+  await queue?.close();
+  prefix = uniqueName('sched');
+  queue = new Queue('images', { connection: new Redis(handle.url, { maxRetriesPerRequest: null }), prefix: `${prefix}:bull` });
+  dispatched = [];
+  scheduler = createScheduler(redis, queue, { prefix, bullPrefix: `${prefix}:bull`, queueName: 'images', quantum: 1, onDispatched: (p) => dispatched.push(...p) });
+});
+
+let counter = 0;
+/** What admission does: enqueue, then add the job parked. */
+async function admit(accountId: string, lane: Lane = 'async', cost = 1) {
+  const jobId = `img_${String(counter++).padStart(32, '0')}`;
+  await scheduler.enqueue(jobId, lane, accountId, cost);
+  await queue.add('generate', { accountId }, { jobId, delay: PARKED_MS });
+  return jobId;
+}
+
+/** What a worker does when a job ends, then the dispatch that frees. */
+async function finish(jobId: string) {
+  await (await queue.getJob(jobId))!.remove();
+  await scheduler.finished(jobId);
+  await scheduler.dispatch();
+}
+
+const order = () => dispatched.map((d) => d.accountId);
+const setAccount = (id: string, fields: Record<string, number>) => redis.hset(`${prefix}:account:${id}`, fields);
+
+test('nothing is handed out without a live worker; the window then holds what the workers run', async () => {
+  const ids = await Promise.all([admit('a'), admit('a'), admit('a')]);
+  await scheduler.dispatch();
+  expect(dispatched).toEqual([]);
+  expect(await queue.getJobState(ids[0]!)).toBe('delayed');
+
+  await scheduler.heartbeat('w1', 2, 10_000, 0);
+  await scheduler.dispatch();
+  expect(dispatched.map((d) => d.jobId)).toEqual(ids.slice(0, 2));
+  expect(await queue.getJobCounts('wait', 'delayed')).toEqual({ wait: 2, delayed: 1 });
+
+  await finish(ids[0]!);
+  expect(dispatched.map((d) => d.jobId)).toEqual(ids);
+});
+
+test('accounts take turns in a lane; one account alone gets every slot', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  for (let i = 0; i < 4; i++) await admit('a');
+  for (let i = 0; i < 2; i++) await admit('b');
+  await scheduler.dispatch();
+  while (dispatched.length < 6) await finish(dispatched.at(-1)!.jobId);
+  expect(order()).toEqual(['a', 'b', 'a', 'b', 'a', 'a']);
+});
+
+test('a higher lane goes first; a lower lane takes every slot the higher ones leave free', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  const batchJobs = [await admit('a', 'batch'), await admit('a', 'batch')];
+  await scheduler.dispatch();
+  expect(dispatched.map((d) => d.jobId)).toEqual([batchJobs[0]]);
+  const interactive = await admit('b', 'interactive');
+  await admit('c', 'async');
+  await finish(batchJobs[0]!);
+  await finish(dispatched.at(-1)!.jobId);
+  await finish(dispatched.at(-1)!.jobId);
+  expect(dispatched.map((d) => d.lane)).toEqual(['batch', 'interactive', 'async', 'batch']);
+  expect(dispatched[1]!.jobId).toBe(interactive);
+});
+
+test('weights share the slots 2:1, in cost units', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  await setAccount('heavy', { weight: 2 });
+  for (let i = 0; i < 30; i++) await Promise.all([admit('heavy'), admit('light')]);
+  await scheduler.dispatch();
+  while (dispatched.length < 30) await finish(dispatched.at(-1)!.jobId);
+  const heavy = order().filter((a) => a === 'heavy').length;
+  expect(heavy).toBe(20);
+});
+
+test('an image set of 15 weighs 15 images: the other account sends 15 single images meanwhile', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  await admit('sets', 'async', 15);
+  await admit('sets', 'async', 15);
+  for (let i = 0; i < 20; i++) await admit('singles');
+  await scheduler.dispatch();
+  while (dispatched.length < 22) await finish(dispatched.at(-1)!.jobId);
+  const secondSet = order().lastIndexOf('sets');
+  expect(order().slice(0, secondSet).filter((a) => a === 'singles').length).toBeGreaterThanOrEqual(14);
+});
+
+test('an account at its cap on calls in flight waits; the others use the slots', async () => {
+  await scheduler.heartbeat('w1', 4, 10_000, 0);
+  await setAccount('capped', { maxInFlight: 1 });
+  for (let i = 0; i < 4; i++) await admit('capped');
+  for (let i = 0; i < 4; i++) await admit('free');
+  await scheduler.dispatch();
+  expect(order().filter((a) => a === 'capped')).toHaveLength(1);
+  expect(order().filter((a) => a === 'free')).toHaveLength(3);
+});
+
+test('a cancelled pending job is never handed out; a pick whose job is not added yet is promoted once it is', async () => {
+  await scheduler.heartbeat('w1', 2, 10_000, 0);
+  const gone = await admit('a');
+  expect(await scheduler.cancel(gone)).toBe(true);
+  await (await queue.getJob(gone))!.remove();
+  // enqueued, then dispatched before its parked add lands (admission order races the dispatcher)
+  const late = `img_${'f'.repeat(32)}`;
+  await scheduler.enqueue(late, 'async', 'a', 1);
+  await scheduler.dispatch();
+  expect(dispatched.map((d) => d.jobId)).toEqual([late]);
+  await queue.add('generate', {}, { jobId: late, delay: PARKED_MS });
+  await redis.zadd(`${prefix}:sched:images:dispatching`, 0, late); // as if picked long ago
+  await scheduler.recover();
+  expect(await queue.getJobState(late)).toBe('waiting');
+  expect(await scheduler.cancel(late)).toBe(false);
+});
+
+test('the estimate of a new job counts its own lane and account, not every backlog', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  for (let i = 0; i < 55; i++) await admit('bulk', 'async');
+  await scheduler.dispatch();
+  for (let i = 0; i < 5; i++) await finish(dispatched[i]!.jobId); // a pace to judge by
+  const keys = scheduler.keys;
+  const interactive = await estimateStart(redis, keys, 1, 'interactive', 'someone');
+  const behindBulk = await estimateStart(redis, keys, 1, 'async', 'bulk');
+  expect(interactive.position).toBeLessThanOrEqual(1);
+  expect(behindBulk.position).toBeGreaterThanOrEqual(49);
+  expect(behindBulk.startsInMs).toBeGreaterThan(interactive.startsInMs!);
+  const newcomer = await estimateStart(redis, keys, 1, 'async', 'newcomer');
+  expect(newcomer.position).toBeLessThan(5);
+});

@@ -1,0 +1,182 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
+import { estimateStart } from './estimate.js';
+import { CANCEL, DISPATCH, ENQUEUE, FINISH, HEARTBEAT, STATS } from './scripts.js';
+
+/** Per account: jobs and cost units. */
+export type Tally = Map<string, { count: number; cost: number }>;
+
+/** The schedule as it stands: pending per lane and account, dispatched per account. */
+export interface ScheduleStats {
+  pending: Record<Lane, Tally>;
+  running: Tally;
+  /** Picked, not yet promoted into BullMQ (should be ~0; more means promotions are failing). */
+  dispatching: number;
+}
+
+function tally(counts: string[], costs: string[]): Tally {
+  const out: Tally = new Map();
+  for (let i = 0; i < counts.length; i += 2) out.set(counts[i]!, { count: Number(counts[i + 1]), cost: 0 });
+  for (let i = 0; i < costs.length; i += 2) {
+    const entry = out.get(costs[i]!) ?? { count: 0, cost: 0 };
+    entry.cost = Number(costs[i + 1]);
+    out.set(costs[i]!, entry);
+  }
+  return out;
+}
+
+/** One job handed to the workers, with how long it waited for its turn. */
+export interface Dispatched {
+  jobId: string;
+  lane: Lane;
+  accountId: string;
+  cost: number;
+  waitedMs: number;
+}
+
+export interface SchedulerSettings {
+  /** REDIS_PREFIX: every key lives under it (one hash tag on Redis Cluster). */
+  prefix: string;
+  /** BullMQ's key prefix for the queue's own keys, `{prefix}:bull`. */
+  bullPrefix: string;
+  queueName: string;
+  /** Credit per turn and unit of weight, in the queue's cost units (1 image, 1 s of audio...). */
+  quantum: number;
+  /** Told of each dispatch (metrics: dispatch lag, capacity share). */
+  onDispatched?: (picks: Dispatched[]) => void;
+  /** Told of a failure of a dispatch that nothing awaits (logs). */
+  onError?: (error: Error) => void;
+}
+
+/** A promote that does not happen at once is retried after this long; a job still missing after PROMOTE_GIVE_UP_MS is dropped. */
+const PROMOTE_RETRY_MS = 2_000;
+const PROMOTE_GIVE_UP_MS = 60_000;
+
+/**
+ * The schedule of one queue (scripts.ts has the data layout). Accepted jobs are added to BullMQ
+ * parked (delayed far into the future) and enqueued here; `dispatch` picks the
+ * next ones by lane and fair share and promotes them into BullMQ's execution queue, only while
+ * that queue holds fewer than its window. Everything after promotion (workers, retries, 429
+ * pauses, leases, checkpoints) is BullMQ as before.
+ */
+export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerSettings) {
+  const S = `${settings.prefix}:sched:${settings.queueName}`;
+  const B = `${settings.bullPrefix}:${settings.queueName}`;
+  const A = `${settings.prefix}:account:`;
+  const lanes = LANES.join(' ');
+  const run = (script: string, ...args: Array<string | number>) => redis.eval(script, 1, `${S}:jobs`, S, ...args);
+
+  /** Moves picked jobs from parked to waiting; one that cannot move yet stays for recover(). */
+  async function promote(jobId: string) {
+    try {
+      await queue.backend.promote(jobId);
+      await redis.zrem(`${S}:dispatching`, jobId);
+    } catch {
+      // not parked (yet): its add may still be on its way, or it was cancelled; recover() decides
+    }
+  }
+
+  // dispatches are coalesced: asked for while one runs, one more runs after it
+  let running: Promise<void> | undefined;
+  let again = false;
+  async function dispatchOnce() {
+    for (;;) {
+      again = false;
+      const flat = (await run(DISPATCH, B, A, settings.quantum, lanes, 200)) as Array<string | number>;
+      const picks: Dispatched[] = [];
+      for (let i = 0; i < flat.length; i += 5) {
+        picks.push({ jobId: String(flat[i]), lane: flat[i + 1] as Lane, accountId: String(flat[i + 2]), cost: Number(flat[i + 3]), waitedMs: Number(flat[i + 4]) });
+      }
+      await Promise.all(picks.map((p) => promote(p.jobId)));
+      if (picks.length) settings.onDispatched?.(picks);
+      if (!again) return;
+    }
+  }
+
+  /** Hands out what the window has room for. Safe to call from any process, as often as wanted. */
+  function dispatch(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = dispatchOnce().finally(() => (running = undefined));
+    return running;
+  }
+
+  return {
+    keys: { S, B, A },
+
+    /** Puts an accepted job in its account's line; run before the job's parked add (see submit). */
+    async enqueue(jobId: string, lane: Lane, accountId: string, cost: number) {
+      return Number(await run(ENQUEUE, jobId, lane, accountId, Math.max(1, Math.round(cost)))) === 1;
+    },
+
+    /** Takes a still-pending job out (its client left); false once it was dispatched. */
+    async cancel(jobId: string) {
+      return Number(await run(CANCEL, jobId)) === 1;
+    },
+
+    /** A dispatched job ended: its slot and its account's share are free again. */
+    async finished(jobId: string) {
+      return Number(await run(FINISH, jobId)) === 1;
+    },
+
+    dispatch,
+
+    /** Where a pending job (or one about to be enqueued: no jobId) stands, and when it should start. */
+    estimate: (lane: Lane, accountId: string, jobId?: string) => estimateStart(redis, { S, B, A }, settings.quantum, lane, accountId, jobId),
+
+    /** dispatch() for callers that do not wait: failures are reported, never thrown. */
+    nudge() {
+      dispatch().catch((error: Error) => settings.onError?.(error));
+    },
+
+    /** Pending per lane and account, dispatched per account (metrics, the admin API). */
+    async stats(): Promise<ScheduleStats> {
+      const reply = (await run(STATS, lanes)) as Array<string[] | number>;
+      const pending = Object.fromEntries(LANES.map((lane, i) => [lane, tally(reply[2 * i] as string[], reply[2 * i + 1] as string[])])) as Record<Lane, Tally>;
+      const base = 2 * LANES.length;
+      return { pending, running: tally(reply[base] as string[], reply[base + 1] as string[]), dispatching: Number(reply[base + 2]) };
+    },
+
+    /** A worker process says it runs `concurrency` jobs of this queue at once, for `ttlMs`. */
+    async heartbeat(workerId: string, concurrency: number, ttlMs: number, cap: number) {
+      await run(HEARTBEAT, workerId, concurrency, ttlMs, cap);
+    },
+
+    /**
+     * Finishes what a crash interrupted: promotions that did not happen (retried; dropped when
+     * the job never appeared), and running entries whose job ended without telling (a worker
+     * killed between the end of a job and its report).
+     */
+    async recover() {
+      const now = Number((await redis.time())[0]) * 1000;
+      const stuck = await redis.zrangebyscore(`${S}:dispatching`, '-inf', now - PROMOTE_RETRY_MS, 'WITHSCORES', 'LIMIT', 0, 100);
+      for (let i = 0; i < stuck.length; i += 2) {
+        const jobId = stuck[i]!;
+        const state = await queue.getJobState(jobId);
+        if (state === 'delayed') await promote(jobId);
+        else if (state !== 'unknown') await redis.zrem(`${S}:dispatching`, jobId);
+        else if (now - Number(stuck[i + 1]) > PROMOTE_GIVE_UP_MS) await run(FINISH, jobId);
+      }
+      for (const jobId of await redis.hkeys(`${S}:running`)) {
+        const state = await queue.getJobState(jobId);
+        if (state === 'completed' || state === 'failed') await run(FINISH, jobId);
+        else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId))) await run(FINISH, jobId);
+      }
+    },
+  };
+}
+
+export type Scheduler = ReturnType<typeof createScheduler>;
+
+/**
+ * A turn's credit per unit of weight, in each queue's cost units: one image (a set of 15 waits out
+ * 15 turns), five seconds of audio.
+ */
+export const QUANTUM: Record<QueueName, number> = { images: 1, speech: 5 };
+
+/** The scheduler of one of the relay's queues, keyed as every process keys it. */
+export const schedulerFor = (redis: Redis, queue: Queue, redisPrefix: string, name: QueueName, hooks: Pick<SchedulerSettings, 'onDispatched' | 'onError'> = {}) =>
+  createScheduler(redis, queue, { prefix: redisPrefix, bullPrefix: bullPrefix(redisPrefix), queueName: name, quantum: QUANTUM[name], ...hooks });
