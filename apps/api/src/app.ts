@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
 import { adminRoutes } from './admin/routes.js';
+import { scheduleRoutes } from './admin/schedule-routes.js';
 import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
 import type { ApiConfig } from './config.js';
@@ -63,6 +64,12 @@ export function createApp(deps: ApiDeps) {
     const admin = requireAdmin(config.ADMIN_TOKEN);
     app.use(DASHBOARD_PATH, admin, dashboardRouter(deps.queues), errorHandler('openai', log));
     app.use('/admin', admin, adminRoutes({ ...deps, prefix: config.REDIS_PREFIX, bodyLimit: config.BODY_LIMIT_BYTES }), errorHandler('openai', log));
+    app.use(
+      '/admin',
+      admin,
+      scheduleRoutes(deps.accounts, { images: deps.queues.images.scheduler, speech: deps.queues.speech.scheduler }, config.BODY_LIMIT_BYTES),
+      errorHandler('openai', log),
+    );
   }
   const jobs: JobRequestDeps = {
     billing: deps.billing,

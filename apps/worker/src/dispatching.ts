@@ -71,5 +71,16 @@ export function startDispatching(settings: DispatchSettings) {
   }, TICK_MS);
   timer.unref();
   void tick().catch(() => undefined);
-  return { schedulers, stop: () => clearInterval(timer) };
+  return {
+    schedulers,
+    /** A job is past its upstream calls: its place in the window goes to the next one now. */
+    callsOver(name: QueueName, jobId: string) {
+      const scheduler = schedulers[name];
+      scheduler
+        .finished(jobId)
+        .then(() => scheduler.nudge())
+        .catch((err: Error) => settings.log.warn({ jobId, err: err.message }, 'could not free a place in the schedule; the job end will'));
+    },
+    stop: () => clearInterval(timer),
+  };
 }

@@ -54,6 +54,9 @@ await runMain(async () => {
     if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(upstream, observe(name));
   }
 
+  // the schedule starts once the workers exist; a job's calls can only be over after that
+  let dispatching: ReturnType<typeof startDispatching> | undefined;
+  const callsOver = (queue: 'images' | 'speech') => (jobId: string) => dispatching?.callsOver(queue, jobId);
   const running = createWorkers(
     {
       images: {
@@ -64,6 +67,7 @@ await runMain(async () => {
           billing,
           metrics,
           slots: slotsFor('images', config.IMAGES_MAX_CONCURRENT),
+          callsOver: callsOver('images'),
           upstreams: imageUpstreams,
           store,
           copyLimits: {
@@ -83,6 +87,7 @@ await runMain(async () => {
           billing,
           metrics,
           slots: slotsFor('speech', config.SPEECH_MAX_CONCURRENT),
+          callsOver: callsOver('speech'),
           upstreams: speechUpstreams,
           store,
           storeRetry: storeRetry('speech'),
@@ -104,12 +109,13 @@ await runMain(async () => {
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
   const schedule = schedulerMetrics(registry);
-  // the pool's window: what the upstream takes at once plus room for results being copied
+  // the pool's window: what the upstream takes at once, plus a few ready to take a slot the moment
+  // one frees (a job leaves the window when its calls are over; copying holds no place)
   const windowOf = (concurrency: number, maxConcurrent: number, explicit?: number) => ({
     concurrency,
     cap: explicit ?? (maxConcurrent > 0 ? maxConcurrent + Math.max(2, Math.ceil(maxConcurrent / 4)) : 0),
   });
-  const dispatching = startDispatching({
+  dispatching = startDispatching({
     redis,
     prefix: config.REDIS_PREFIX,
     queues: running.queues,
@@ -138,7 +144,7 @@ await runMain(async () => {
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
-    dispatching.stop();
+    dispatching?.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);
     ops.server.close();

@@ -24,7 +24,7 @@ interface Keys {
  * be enqueued (the depth guard judges a caller by that, not by everyone's backlog).
  */
 export async function estimateStart(redis: Redis, keys: Keys, quantum: number, lane: Lane, accountId: string, jobId?: string): Promise<StartEstimate> {
-  const reply = (await redis.eval(SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.B, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
+  const reply = (await redis.eval(SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
     number,
     number,
     string,
@@ -37,6 +37,7 @@ export async function estimateStart(redis: Redis, keys: Keys, quantum: number, l
     string,
   ];
   const [waiting, higherCost, ownText, others, done, spanMs, finished, higherCount, rank, weightText] = reply;
+  if (rank < 0) return { position: 0, startsInMs: 0 };
   const own = Number(ownText);
   const weight = Number(weightText) || 1;
   let othersCost = 0;

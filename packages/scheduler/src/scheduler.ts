@@ -83,7 +83,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   async function dispatchOnce() {
     for (;;) {
       again = false;
-      const flat = (await run(DISPATCH, B, A, settings.quantum, lanes, 200)) as Array<string | number>;
+      const flat = (await run(DISPATCH, A, settings.quantum, lanes, 200)) as Array<string | number>;
       const picks: Dispatched[] = [];
       for (let i = 0; i < flat.length; i += 5) {
         picks.push({ jobId: String(flat[i]), lane: flat[i + 1] as Lane, accountId: String(flat[i + 2]), cost: Number(flat[i + 3]), waitedMs: Number(flat[i + 4]) });
@@ -117,7 +117,10 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       return Number(await run(CANCEL, jobId)) === 1;
     },
 
-    /** A dispatched job ended: its slot and its account's share are free again. */
+    /**
+     * A dispatched job is past its upstream calls, or ended: its place in the window and its
+     * account's share are free again (the second call for one job does nothing).
+     */
     async finished(jobId: string) {
       return Number(await run(FINISH, jobId)) === 1;
     },

@@ -8,8 +8,9 @@
  *   S:{lane}:deficit        hash  account -> credit left (cost units; may go negative)
  *   S:{lane}:turn           str   the account whose turn has been credited
  *   S:{lane}:count, :cost   hash  account -> pending jobs, pending cost
- *   S:running               hash  dispatched, unfinished jobId -> "account cost lane"
- *   S:running:count, :cost  hash  account -> dispatched unfinished jobs, their cost
+ *   S:running               hash  jobId -> "account cost lane": handed to the workers, its upstream
+ *                                 call(s) not over yet (copying the result holds no place)
+ *   S:running:count, :cost  hash  account -> such jobs, their cost (its share of the capacity)
  *   S:dispatching           zset  jobId -> ms it was picked (promoted into BullMQ right after)
  *   S:alive / S:concurrency zset workerId -> expiry ms / hash workerId -> jobs it runs at once
  *   S:cap                   str   the most jobs handed to workers at once (unset: their concurrency)
@@ -72,33 +73,35 @@ unqueue(ARGV[2], f[1], f[2], tonumber(f[3]))
 return 1
 `;
 
+/** The execution window: what the live workers run at once, or the cap when the upstream takes fewer. */
+const WINDOW = `
+local function windowSize(now)
+  local window = 0
+  for _, w in ipairs(redis.call('ZRANGEBYSCORE', S .. ':alive', now, '+inf')) do
+    window = window + (tonumber(redis.call('HGET', S .. ':concurrency', w)) or 0)
+  end
+  local cap = tonumber(redis.call('GET', S .. ':cap'))
+  if cap and cap < window then window = cap end
+  return window
+end
+`;
+
 /**
- * ARGV: S, bull queue key prefix ({prefix}:bull:{queue}), account key prefix, quantum, lanes
- * (space-separated, highest first), most picks.
+ * ARGV: S, account key prefix, quantum, lanes (space-separated, highest first), most picks.
  *
- * Hands out as many jobs as the execution window has room for: highest lane first; within a
+ * Hands out as many jobs as the execution window has room for (jobs handed out whose upstream
+ * calls are not over count against it): highest lane first; within a
  * lane, accounts take turns (deficit round robin in cost units, surplus variant): a turn credits
  * quantum x weight, the account sends jobs while its credit is positive, a job may overdraw it
  * (an image set of 15 then waits out its cost over the next turns), so turns are one job fine
  * and shares are exact in cost units over time. An account at its maxInFlight is skipped.
  * Returns a flat list: jobId, lane, account, cost, waited ms, for each pick.
  */
-export const DISPATCH = `${HELPERS}
-local B, A, quantum, maxPicks = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[6])
-local lanes = split(ARGV[5])
+export const DISPATCH = `${HELPERS}${WINDOW}
+local A, quantum, maxPicks = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[5])
+local lanes = split(ARGV[4])
 local now = nowMs()
-
-local window = 0
-for _, w in ipairs(redis.call('ZRANGEBYSCORE', S .. ':alive', now, '+inf')) do
-  window = window + (tonumber(redis.call('HGET', S .. ':concurrency', w)) or 0)
-end
-local cap = tonumber(redis.call('GET', S .. ':cap'))
-if cap and cap < window then window = cap end
--- handed over and not finished: waiting, running, retrying soon (delayed less than a day), being promoted
-local retrying = redis.call('ZCOUNT', B .. ':delayed', 0, (now + 86400000) * 4096)
-local busy = redis.call('LLEN', B .. ':wait') + redis.call('ZCARD', B .. ':prioritized') + redis.call('LLEN', B .. ':active')
-  + retrying + redis.call('ZCARD', S .. ':dispatching')
-local free = math.min(window - busy, maxPicks)
+local free = math.min(windowSize(now) - redis.call('HLEN', S .. ':running'), maxPicks)
 if free <= 0 then return {} end
 
 local function capped(account)
@@ -186,7 +189,11 @@ end
 return out
 `;
 
-/** ARGV: S, jobId. A dispatched job ended (completed, failed for good, refused): its slot and share are freed. */
+/**
+ * ARGV: S, jobId. A dispatched job is past its upstream calls (or ended: completed, failed for
+ * good, refused): its place in the window and its account's share are free. Said twice, the
+ * second time does nothing.
+ */
 export const FINISH = `${HELPERS}
 local jobId = ARGV[2]
 redis.call('ZREM', S .. ':dispatching', jobId)
@@ -204,19 +211,19 @@ return 1
 `;
 
 /**
- * ARGV: S, bull queue key prefix, account key prefix, lanes (highest first), lane, account,
- * jobId ('' for a job not yet enqueued). What an estimate of when a job starts needs, in one
- * round trip: {jobs waiting in BullMQ, cost pending in higher lanes, cost of the account's own
+ * ARGV: S, account key prefix, lanes (highest first), lane, account, jobId ('' for a job not yet
+ * enqueued). What an estimate of when a job starts needs, in one round trip: {jobs handed out
+ * but not yet calling, cost pending in higher lanes, cost of the account's own
  * jobs ahead, flat list cost/count/weight of the other accounts of the lane, cost finished
  * lately (up to the last 200 jobs within a minute), ms since the first of those finished (at
  * least 1 s), how many finished, count pending in higher lanes, own rank, own weight}.
  */
-export const SNAPSHOT = `${HELPERS}
-local B, A = ARGV[2], ARGV[3]
-local lanes = split(ARGV[4])
-local lane, account, jobId = ARGV[5], ARGV[6], ARGV[7]
+export const SNAPSHOT = `${HELPERS}${WINDOW}
+local A = ARGV[2]
+local lanes = split(ARGV[3])
+local lane, account, jobId = ARGV[4], ARGV[5], ARGV[6]
 local now = nowMs()
-local waiting = redis.call('LLEN', B .. ':wait') + redis.call('ZCARD', B .. ':prioritized') + redis.call('ZCARD', S .. ':dispatching')
+local waiting = math.max(0, redis.call('HLEN', S .. ':running') - windowSize(now))
 local higherCost, higherCount = 0, 0
 for _, l in ipairs(lanes) do
   if l == lane then break end
@@ -225,7 +232,11 @@ for _, l in ipairs(lanes) do
 end
 local q = laneKey(lane, 'q:' .. account)
 local rank = redis.call('ZCARD', q)
-if jobId ~= '' then rank = redis.call('ZRANK', q, jobId) or rank end
+if jobId ~= '' then
+  rank = redis.call('ZRANK', q, jobId)
+  -- no longer pending: handed to the workers, it starts as soon as a worker is free
+  if not rank then return {waiting, 0, '0', {}, 0, 1000, 0, 0, -1, '1'} end
+end
 local own = 0
 if rank > 0 then
   local ahead = redis.call('ZRANGE', q, 0, math.min(rank, 500) - 1)

@@ -139,10 +139,11 @@ describe('per-key rate limit', () => {
     await Promise.all(answers.map((r) => r.arrayBuffer().catch(() => undefined)));
 
     await new Promise((resolve) => setTimeout(resolve, retryMs + 20));
-    expect((await images(key, body, bases[1])).status).toBe(200);
-    const again = await images(key, body, bases[0]);
-    expect(again.status).toBe(429);
-    await again.arrayBuffer();
+    // one token came back: of two requests arriving together (on two processes) exactly one passes;
+    // the limit is decided on arrival, so how long the passing one takes to run does not matter
+    const pair = await Promise.all([images(key, body, bases[1]), images(key, body, bases[0])]);
+    expect(pair.map((r) => r.status).sort()).toEqual([200, 429]);
+    await Promise.all(pair.map((r) => r.arrayBuffer()));
   });
 
   test('speech answers 429 as RESOURCE_EXHAUSTED with a RetryInfo', async () => {

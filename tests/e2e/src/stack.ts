@@ -34,7 +34,17 @@ export interface Stack {
   /** The account's balance and its ledger, newest first. */
   account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
-  simStats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number; holding: number }>;
+  simStats(): Promise<{
+    requests: { images: number; speech: number };
+    statuses: Record<string, number>;
+    inflight: number;
+    maxInflight: number;
+    holding: number;
+    /** Summed call time, and the first call's start and last answer's end (epoch ms). */
+    busyMs: number;
+    firstCallAt: number | null;
+    lastAnswerAt: number | null;
+  }>;
   /** Lets every call held by a `hold` fault go on. */
   release(): Promise<number>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE). */

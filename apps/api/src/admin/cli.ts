@@ -2,6 +2,8 @@
  * The admin API from a terminal (reads ADMIN_URL, default http://127.0.0.1:8080, and ADMIN_TOKEN):
  *   npm run admin -- accounts create <name>
  *   npm run admin -- accounts show <accountId>
+ *   npm run admin -- accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
+ *   npm run admin -- schedule
  *   npm run admin -- credits add <accountId> <micro-units> [note]
  *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
  *   npm run admin -- keys list <accountId>
@@ -13,6 +15,8 @@ import { parseArgs } from 'node:util';
 const usage = `usage:
   accounts create <name>
   accounts show <accountId>
+  accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
+  schedule
   credits add <accountId> <micro-units> [note]
   usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
   keys list <accountId>
@@ -32,6 +36,8 @@ const { values, positionals } = parseArgs({
     limit: { type: 'string' },
     cursor: { type: 'string' },
     'rate-limit': { type: 'string' },
+    weight: { type: 'string' },
+    'max-in-flight': { type: 'string' },
   },
 });
 
@@ -68,10 +74,16 @@ const commands: Record<string, () => Promise<void>> = {
       ...(values['rate-limit'] ? { rateLimitPerMinute: Number(values['rate-limit']) } : {}),
     }),
   'keys revoke': () => call('DELETE', `/keys/${id(rest[0])}`),
+  'accounts set': () =>
+    call('PATCH', `/accounts/${id(rest[0])}`, {
+      ...(values.weight ? { weight: Number(values.weight) } : {}),
+      ...(values['max-in-flight'] ? { maxInFlight: values['max-in-flight'] === 'none' ? null : Number(values['max-in-flight']) } : {}),
+    }),
   usage: () => call('GET', `/accounts/${id(second)}/usage${query()}`),
+  schedule: () => call('GET', '/schedule'),
 };
 
-const command = commands[`${first} ${second}`] ?? (first === 'usage' ? commands.usage : undefined);
+const command = commands[`${first} ${second}`] ?? (first === 'usage' || first === 'schedule' ? commands[first] : undefined);
 if (!command || !token) {
   console.error(token ? usage : `ADMIN_TOKEN is not set\n${usage}`);
   process.exit(2);

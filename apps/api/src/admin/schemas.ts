@@ -6,6 +6,13 @@ const name = z.string().trim().min(1, 'name must not be empty').max(200);
 
 export const accountBody = z.strictObject({ name });
 
+export const accountScheduleBody = z.strictObject({
+  weight: z.number().min(0.01, 'weight must be within [0.01, 1000]').max(1_000, 'weight must be within [0.01, 1000]').optional()
+    .describe('Share of the capacity against other accounts waiting in the same lane (default 1)'),
+  maxInFlight: z.number().int().min(1, 'maxInFlight must be at least 1; null lifts the cap').nullable().optional()
+    .describe('The most of its jobs handed to the workers at once; null lifts the cap'),
+});
+
 export const keyBody = z.strictObject({
   name,
   rateLimitPerMinute: z.number().int().min(0, 'rateLimitPerMinute must be >= 0 (0 = unlimited)').optional(),

@@ -33,13 +33,26 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     async createAccount(name: string): Promise<Account> {
       const account = { id: newId('acct'), name, createdAt: Date.now() };
       await redis.hset(k.account(account.id), { ...account, balance: 0, reserved: 0, spent: 0 });
-      return account;
+      return { ...account, weight: 1, maxInFlight: null };
     },
 
     async getAccount(id: string): Promise<Account | undefined> {
       if (!isId('acct', id)) return undefined;
       const h = await redis.hgetall(k.account(id));
-      return h.id ? { id: h.id, name: h.name ?? '', createdAt: Number(h.createdAt) } : undefined;
+      if (!h.id) return undefined;
+      return { id: h.id, name: h.name ?? '', createdAt: Number(h.createdAt), weight: Number(h.weight ?? 1), maxInFlight: h.maxInFlight ? Number(h.maxInFlight) : null };
+    },
+
+    /**
+     * How the scheduler treats the account: its weight and its cap on jobs in flight (null lifts
+     * it). The dispatcher reads them from the account's hash at every turn: no restart, no cache.
+     */
+    async updateSchedule(id: string, change: { weight?: number | undefined; maxInFlight?: number | null | undefined }) {
+      const multi = redis.multi();
+      if (change.weight !== undefined) multi.hset(k.account(id), 'weight', change.weight);
+      if (change.maxInFlight === null) multi.hdel(k.account(id), 'maxInFlight');
+      else if (change.maxInFlight !== undefined) multi.hset(k.account(id), 'maxInFlight', change.maxInFlight);
+      await multi.exec();
     },
 
     async listKeys(accountId: string): Promise<KeyRecord[]> {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
-export const accountSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.number().int() });
+export const accountSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.number().int(),
+  /** Its share of the capacity against other accounts with work waiting in the same lane (default 1). */
+  weight: z.number().positive(),
+  /** The most of its jobs handed to the workers at once; null: no cap of its own. */
+  maxInFlight: z.number().int().positive().nullable(),
+});
 export type Account = z.output<typeof accountSchema>;
 
 export const keyRecordSchema = z.object({

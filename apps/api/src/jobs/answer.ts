@@ -4,6 +4,9 @@ import { isAppError, storeUnavailable } from '@relay/core';
 import { sendError, type Dialect } from '../http/dialects.js';
 import type { JobObject } from '../schemas/openai.js';
 import { JsonText } from './answer-cache.js';
+import type { JobMeta } from '@relay/jobs';
+import type { Scheduler } from '@relay/scheduler';
+import type { QueueHandle } from './queues.js';
 import type { Outcome } from './run-job.js';
 
 /** A finished job's success answer: the endpoint's body and any headers that go with it. */
@@ -21,15 +24,15 @@ export const sendJson: Sender = (res, body) =>
 
 export const jobLink = (jobId: string) => `/v1/jobs/${jobId}`;
 
-export async function jobObject(job: Job): Promise<JobObject> {
+/** The job as a 202 describes it; while queued, where it stands in the schedule and when it should start. */
+export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObject> {
   const state = await job.getState();
-  return {
-    id: job.id!,
-    object: 'relay.job',
-    status: state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued',
-    created: Math.floor(job.timestamp / 1000),
-    links: { self: jobLink(job.id!) },
-  };
+  const status = state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued';
+  const described: JobObject = { id: job.id!, object: 'relay.job', status, created: Math.floor(job.timestamp / 1000), links: { self: jobLink(job.id!) } };
+  const { lane, accountId } = (job.data as { meta: JobMeta }).meta;
+  if (status !== 'queued' || !lane) return described;
+  const { position, startsInMs } = await scheduler.estimate(lane, accountId, job.id);
+  return { ...described, position, ...(startsInMs !== undefined ? { estimated_start: Math.ceil((Date.now() + startsInMs) / 1000) } : {}) };
 }
 
 /**
@@ -53,10 +56,10 @@ async function presentFinished<R>(res: Response, job: Job, result: R, present: P
  * One way to answer a job, shared by the synchronous calls and GET /v1/jobs/{id}: the success
  * body, the error in the endpoint's dialect, or 202 with a link while it is still running.
  */
-export async function answer<R>(res: Response, outcome: Exclude<Outcome<R>, { state: 'gone' }>, present: Presenter<R>, dialect: Dialect, send = sendJson) {
+export async function answer<R>(res: Response, handle: QueueHandle, outcome: Exclude<Outcome<R>, { state: 'gone' }>, present: Presenter<R>, dialect: Dialect, send = sendJson) {
   if (outcome.state === 'failed') return sendError(res, outcome.error, dialect);
   if (outcome.state === 'pending') {
-    return void res.status(202).location(jobLink(outcome.job.id!)).json(await jobObject(outcome.job));
+    return void res.status(202).location(jobLink(outcome.job.id!)).json(await jobObject(outcome.job, handle.scheduler));
   }
   const { body, headers } = await presentFinished(res, outcome.job, outcome.result, present);
   if (headers) res.set(headers);

@@ -147,7 +147,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(req: Request
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
-    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, route.handle, outcome, spec.present, route.dialect, spec.send ?? sendJson);
     if (fresh || attempt >= 2) {
       throw new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, { retryAfterMs: 1_000 });
     }

@@ -41,7 +41,7 @@ export function jobsRoutes({ accounts, keys, readLimit, cache, kinds }: JobsRout
     }
     res.locals.dialect = kind.dialect;
     const present = cache.presenter(`${id} ${req.protocol}://${req.get('host')}`, accountId, kind.present(req));
-    await answer(res, outcome, present, kind.dialect);
+    await answer(res, kind.handle, outcome, present, kind.dialect);
   });
   return router;
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ledgerPageSchema } from '@relay/billing';
 import type { Catalog } from '@relay/core';
 import { imageRequestFields, speechRequestFields } from '@relay/jobs';
-import { accountBody, accountDetailsSchema, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
+import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
+import { scheduleSchema } from '../admin/schedule-routes.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { countTokensBody } from '../gemini/count-tokens.js';
 import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '../schemas/google.js';
@@ -33,6 +34,8 @@ export function componentSchemas(catalog: Catalog) {
     OpenAIError: schemaOf(openAIErrorSchema),
     GoogleError: schemaOf(googleErrorSchema),
     AccountBody: schemaOf(accountBody),
+    AccountScheduleBody: schemaOf(accountScheduleBody),
+    Schedule: schemaOf(scheduleSchema),
     KeyBody: schemaOf(keyBody),
     CreditBody: schemaOf(creditBody),
     Account: schemaOf(accountSchema),

@@ -19,7 +19,7 @@ const schemaLink = (schema?: { $ref?: string }) => {
 export function renderDocsPage(doc: OpenApiDocument): string {
   const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
-      .filter(([method]) => ['get', 'post', 'delete'].includes(method))
+      .filter(([method]) => ['get', 'post', 'patch', 'delete'].includes(method))
       .map(([method, op]) => {
         const o = op as Operation;
         const params = (o.parameters ?? []).map((p) => escape(p.name ?? p.$ref?.split('/').pop() ?? '')).join(', ');

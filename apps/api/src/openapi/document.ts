@@ -61,6 +61,17 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       },
       '/admin/accounts/{id}': {
         get: { tags: ['admin'], summary: 'Account, balance and keys', security: admin, parameters: [pathId('id')], responses: { '200': ok('The account', 'AccountDetails'), ...errors('OpenAIError', [401, 404]) } },
+        patch: {
+          tags: ['admin'],
+          summary: "The account's place in the fair schedule: weight, cap on jobs in flight",
+          security: admin,
+          parameters: [pathId('id')],
+          requestBody: { required: true, content: json('AccountScheduleBody') },
+          responses: { '200': ok('The account', 'Account'), ...errors('OpenAIError', [400, 401, 404]) },
+        },
+      },
+      '/admin/schedule': {
+        get: { tags: ['admin'], summary: 'Pending work per queue, lane and account; dispatched work per account', security: admin, responses: { '200': ok('The schedule', 'Schedule'), ...errors('OpenAIError', [401]) } },
       },
       '/admin/accounts/{id}/keys': {
         get: { tags: ['admin'], summary: "The account's keys", security: admin, parameters: [pathId('id')], responses: { '200': ok('Keys, never their secrets', 'KeyList'), ...errors('OpenAIError', [401, 404]) } },

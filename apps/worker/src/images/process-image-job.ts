@@ -26,6 +26,8 @@ export interface ImageJobDeps {
   metrics: WorkerMetrics;
   /** Bounds the upstream calls (not the copies) across all workers. */
   slots: CallSlots;
+  /** Told when a job's upstream calls are over: the next job may have its place while this one copies. */
+  callsOver: (jobId: string) => void;
   upstreams: Record<string, ImageGeneration>;
   store: BlobStore;
   copyLimits: CopyLimits;
@@ -84,6 +86,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       });
     };
     const outcomes = await runGenerations(job, generationsOf(request), generate);
+    deps.callsOver(job.id!);
     const answers = outcomes.flatMap((outcome) => ('answer' in outcome ? [outcome.answer] : []));
     const first = answers[0];
     if (!first) {

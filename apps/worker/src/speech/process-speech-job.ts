@@ -23,6 +23,8 @@ export interface SpeechJobDeps {
   metrics: WorkerMetrics;
   /** Bounds the upstream calls across all workers. */
   slots: CallSlots;
+  /** Told when a job's upstream call is over: the next job may have its place while this one stores. */
+  callsOver: (jobId: string) => void;
   upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
   /** How long a paid clip is kept in memory and retried while the store is away. */
@@ -49,6 +51,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       if (!(await deps.billing.begin(job.id!))) throw cancelled();
       return upstream.synthesize(model.upstreamModel, upstreamBody(request));
     });
+    deps.callsOver(job.id!);
     const sampleRate = sampleRateOf(speech.mimeType);
     const wav = pcmToWav(speech.pcm, sampleRate);
     const key = storageKeyOf(job.id!, 0, 'wav');
