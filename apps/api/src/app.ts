@@ -5,11 +5,13 @@ import type { Billing } from '@relay/billing';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
+import { consoleAdminRoutes } from './admin/console-routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { scheduleRoutes } from './admin/schedule-routes.js';
 import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
 import type { ApiConfig } from './config.js';
+import { consoleRoutes } from './console/routes.js';
 import { filesRoutes } from './files/routes.js';
 import { geminiRoutes } from './gemini/routes.js';
 import { googleDialect } from './gemini/versions.js';
@@ -31,6 +33,7 @@ import { jobsRoutes } from './jobs/routes.js';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
+import type { TrafficRecorder } from './stats/traffic.js';
 
 export interface ApiDeps {
   config: ApiConfig;
@@ -42,6 +45,8 @@ export interface ApiDeps {
   billing: Billing;
   lifecycle: Lifecycle;
   registry: Registry;
+  /** Per-minute requests, errors and latency for the console (stats/traffic.ts). */
+  traffic: TrafficRecorder;
   log: Logger;
 }
 
@@ -58,12 +63,15 @@ export function createApp(deps: ApiDeps) {
   app.use(requestId);
   app.use(accessLog(log.child({ component: 'http' })));
   app.use(createApiMetrics(deps.registry, deps.queues).middleware);
+  app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
   app.use(openApiRoutes(deps.catalog, RELAY_VERSION));
+  app.use(consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }), errorHandler('openai', log));
   if (config.ADMIN_TOKEN) {
     const admin = requireAdmin(config.ADMIN_TOKEN);
+    const prefix = config.REDIS_PREFIX;
     app.use(DASHBOARD_PATH, admin, dashboardRouter(deps.queues), errorHandler('openai', log));
-    app.use('/admin', admin, adminRoutes({ ...deps, prefix: config.REDIS_PREFIX, bodyLimit: config.BODY_LIMIT_BYTES }), errorHandler('openai', log));
+    app.use('/admin', admin, adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }), consoleAdminRoutes({ ...deps, prefix }), errorHandler('openai', log));
     app.use(
       '/admin',
       admin,

@@ -48,6 +48,10 @@ export const apiEnvSchema = z.object({
   /** `redirect`: 302 to a presigned store URL; `proxy`: the relay streams the file itself. */
   FILES_MODE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['redirect', 'proxy']).default('redirect')),
   FILE_LINK_TTL_SECONDS: envInt(10, 7 * 86_400).default(300),
+  /** The built console (index.html and assets/); by default dist/console beside the bundle, or apps/console/dist. */
+  CONSOLE_DIR: envString().optional(),
+  /** How often each api process adds its per-minute request statistics to Redis (the console's traffic chart). */
+  STATS_FLUSH_MS: envInt(100, 60_000).default(5_000),
   ...redisEnv,
   ...s3Env,
   ...catalogEnv,

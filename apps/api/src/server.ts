@@ -5,10 +5,12 @@ import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { schedulerMetrics } from '@relay/scheduler';
+import { backfillAccountIndex } from './auth/account-index.js';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
 import { createLifecycle } from './jobs/lifecycle.js';
 import { closeQueues, openQueues } from './jobs/queues.js';
+import { createTrafficRecorder } from './stats/traffic.js';
 
 export interface RunningApi {
   url: string;
@@ -37,7 +39,10 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
-  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, log });
+  const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS);
+  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, traffic, log });
+  const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
+  if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 
   const server = createServer(app);
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
@@ -63,6 +68,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
       lifecycle.stopWaiting();
       await Promise.race([drained, sleep(5_000, undefined, { ref: false })]);
       server.closeAllConnections();
+      await traffic.close();
       await closeQueues(queues);
       redis.disconnect();
     },

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
+import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import { BEGIN, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
 
 export interface Reservation {
@@ -62,9 +63,28 @@ const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Numb
 
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
+  const usage = usageKeys(prefix);
   const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string) => {
+    const now = Date.now();
+    const [day, month] = [utcDay(now), utcMonth(now)];
     const [status = -1, , , charged = 0] = asNumbers(
-      await redis.eval(CLOSE, 4, keys.reservation(jobId), keys.account(accountId), keys.ledger(accountId), keys.open, type, charge, units, CLOSED_RETENTION_SECONDS),
+      await redis.eval(
+        CLOSE,
+        7,
+        keys.reservation(jobId),
+        keys.account(accountId),
+        keys.ledger(accountId),
+        keys.open,
+        usage.day(day, accountId),
+        usage.day(day, ALL_ACCOUNTS),
+        usage.month(month),
+        type,
+        charge,
+        units,
+        CLOSED_RETENTION_SECONDS,
+        unitCount(units),
+        AGGREGATE_RETENTION_DAYS * 86_400,
+      ),
     );
     return { applied: status === 1, charged, missing: status === -1 };
   };

@@ -1,3 +1,4 @@
 export * from './billing.js';
 export * from './prices.js';
 export * from './ledger.js';
+export * from './daily.js';

@@ -34,6 +34,8 @@ export interface LedgerQuery {
   model?: string;
   /** Only the entries of this end user. */
   user?: string;
+  /** Only the entries of jobs made with this key. */
+  keyId?: string;
   limit: number;
   /** The `nextCursor` of the previous page. */
   cursor?: string;
@@ -60,7 +62,7 @@ function toEntry(id: string, fields: string[]): LedgerEntry {
   };
 }
 
-/** Newest first, in pages; a model or user filter scans on until the page is full or the range ends. */
+/** Newest first, in pages; a model, user or key filter scans on until the page is full or the range ends. */
 export async function readLedger(redis: Redis, prefix: string, accountId: string, query: LedgerQuery) {
   const key = billingKeys(prefix).ledger(accountId);
   const entries: LedgerEntry[] = [];
@@ -72,7 +74,8 @@ export async function readLedger(redis: Redis, prefix: string, accountId: string
     for (const [id, fields] of batch) {
       scanned += 1;
       const entry = toEntry(id, fields);
-      if ((!query.model || entry.model === query.model) && (!query.user || entry.user === query.user)) entries.push(entry);
+      const wanted = (!query.model || entry.model === query.model) && (!query.user || entry.user === query.user) && (!query.keyId || entry.keyId === query.keyId);
+      if (wanted) entries.push(entry);
       if (entries.length === query.limit) return { entries, nextCursor: id };
     }
     if (batch.length === 0 || scanned >= 50_000) return { entries, nextCursor: batch.length ? batch.at(-1)![0] : null };

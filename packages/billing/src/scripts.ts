@@ -46,8 +46,11 @@ return 0
 /**
  * Closes a reservation: charges min(charge, reserved amount) and gives back the rest.
  * A release is a settlement with charge 0; a cancel is a release that only happens before
- * the job began. KEYS: reservation, account, ledger, open reservations.
- * ARGV: type (settle|release|cancel), charge, units, retentionSeconds.
+ * the job began. A settlement also adds to the usage aggregates (daily per account, daily for
+ * the whole relay, monthly per account: daily.ts), in the same step, so they never disagree
+ * with the ledger. KEYS: reservation, account, ledger, open reservations, account's day,
+ * relay's day, month. ARGV: type (settle|release|cancel), charge, units, retentionSeconds,
+ * unit count (a number), aggregate retention in seconds.
  */
 export const CLOSE = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -68,6 +71,17 @@ redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'jobId'))
 local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model', 'user')
 redis.call('XADD', KEYS[3], '*', 'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
   'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or '')
+if ARGV[1] == 'settle' then
+  local ttl = tonumber(ARGV[6])
+  for i = 5, 6 do
+    redis.call('HINCRBY', KEYS[i], 'charged:' .. r[4], charge)
+    redis.call('HINCRBY', KEYS[i], 'units:' .. r[4], tonumber(ARGV[5]))
+    redis.call('HINCRBY', KEYS[i], 'jobs:' .. r[4], 1)
+    redis.call('EXPIRE', KEYS[i], ttl)
+  end
+  redis.call('HINCRBY', KEYS[7], r[1], charge)
+  redis.call('EXPIRE', KEYS[7], ttl)
+end
 return {1, balance, reserved, charge}
 `;
 

@@ -59,10 +59,14 @@ test('the schemas come from the code: the model enum and a field rule are there'
   expect(request.additionalProperties).toBe(false);
 });
 
-test('/docs renders the document as HTML', async () => {
+test('/docs is a reference page whose every file the relay serves itself (no CDN)', async () => {
   const res = await fetch(`${stack.url}/docs`);
   expect(res.headers.get('content-type')).toMatch(/text\/html/);
   const html = await res.text();
-  expect(html).toContain('/v1/images/generations');
-  expect(html).toContain('id="schema-GenerateContentResponse"');
+  expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  const assets = [...html.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+  expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/init.js']));
+  for (const asset of assets) expect((await fetch(`${stack.url}${asset}`)).status).toBe(200);
+  expect(await (await fetch(`${stack.url}/docs/assets/init.js`)).text()).toContain("url: '/openapi.json'");
+  expect((await fetch(`${stack.url}/docs/assets/nothing-here.js`)).status).toBe(404);
 });

@@ -1,11 +1,12 @@
 /**
  * The admin API from a terminal (reads ADMIN_URL, default http://127.0.0.1:8080, and ADMIN_TOKEN):
  *   npm run admin -- accounts create <name>
+ *   npm run admin -- accounts list [search] [--limit n] [--cursor c]
  *   npm run admin -- accounts show <accountId>
  *   npm run admin -- accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
  *   npm run admin -- schedule
  *   npm run admin -- credits add <accountId> <micro-units> [note]
- *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
+ *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
  *   npm run admin -- keys list <accountId>
  *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
@@ -14,11 +15,12 @@ import { parseArgs } from 'node:util';
 
 const usage = `usage:
   accounts create <name>
+  accounts list [search] [--limit n] [--cursor c]
   accounts show <accountId>
   accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
   schedule
   credits add <accountId> <micro-units> [note]
-  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--limit n] [--cursor c]
+  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
   keys list <accountId>
   keys create <accountId> <name> [--rate-limit <requests per minute>]
   keys revoke <keyId>`;
@@ -33,6 +35,7 @@ const { values, positionals } = parseArgs({
     to: { type: 'string' },
     model: { type: 'string' },
     user: { type: 'string' },
+    key: { type: 'string' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
     'rate-limit': { type: 'string' },
@@ -57,14 +60,15 @@ async function call(method: string, path: string, body?: unknown) {
 
 const id = (value: string | undefined) => encodeURIComponent(value ?? '');
 const [first, second, ...rest] = positionals;
-const query = () => {
-  const q = new URLSearchParams();
-  for (const name of ['from', 'to', 'model', 'user', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
+const query = (extra: Record<string, string> = {}) => {
+  const q = new URLSearchParams(extra);
+  for (const name of ['from', 'to', 'model', 'user', 'key', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
   return q.size ? `?${q}` : '';
 };
 
 const commands: Record<string, () => Promise<void>> = {
   'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
+  'accounts list': () => call('GET', `/accounts${query(rest.length ? { q: rest.join(' ') } : {})}`),
   'accounts show': () => call('GET', `/accounts/${id(rest[0])}`),
   'credits add': () => call('POST', `/accounts/${id(rest[0])}/credits`, { amount: Number(rest[1]), ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) }),
   'keys list': () => call('GET', `/accounts/${id(rest[0])}/keys`),

@@ -58,7 +58,8 @@ export function adminRoutes({ accounts, billing, redis, prefix, bodyLimit }: Adm
   router.get('/accounts/:id/usage', async (req, res) => {
     const query = parseOrThrow(usageQuery, req.query);
     const account = await accountOr404(String(req.params.id));
-    res.json(await readLedger(redis, prefix, account.id, query));
+    const { key, ...rest } = query;
+    res.json(await readLedger(redis, prefix, account.id, { ...rest, ...(key ? { keyId: key } : {}) }));
   });
 
   router.delete('/keys/:id', async (req, res) => {

@@ -34,6 +34,8 @@ export const usageQuery = z.strictObject({
   model: z.string().optional(),
   /** The end user a request named (OpenAI's `user`). */
   user: z.string().max(256).optional(),
+  /** Only the entries of jobs made with this key (its id). */
+  key: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
   cursor: z.string().regex(/^\d+-\d+$/, 'cursor must be a nextCursor value').optional(),
 });

@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Caller } from '../http/locals.js';
+import { indexAccount } from './account-index.js';
+import { createLastUsed } from './last-used.js';
 import { hashKey, isId, newApiKey, newId } from './keys.js';
 import type { Account, KeyRecord } from './records.js';
 
@@ -9,9 +11,17 @@ export type { Account, KeyRecord } from './records.js';
  * Accounts and API keys in Redis:
  *   {p}:account:{id}        hash  id, name, createdAt (+ balance, reserved, spent: @relay/billing)
  *   {p}:account:{id}:keys   set   key ids
- *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, rateLimitPerMinute, hash
+ *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, rateLimitPerMinute, hash, lastUsedAt
+ *   {p}:accounts, {p}:accounts:search   the listing and search indexes (account-index.ts)
  *   {p}:keyhash:{sha256}    hash  keyId, accountId, rateLimitPerMinute (removed on revoke: the lookup then fails)
  */
+const ACCOUNT_FIELDS = ['id', 'name', 'createdAt', 'weight', 'maxInFlight'] as const;
+
+/** An account as the API shows it, from its hash (weight 1 and no cap unless set). */
+function toAccount(h: Partial<Record<string, string | undefined>>): Account {
+  return { id: h.id!, name: h.name ?? '', createdAt: Number(h.createdAt), weight: Number(h.weight ?? 1), maxInFlight: h.maxInFlight ? Number(h.maxInFlight) : null };
+}
+
 export function createAccountsStore(redis: Redis, prefix: string) {
   const k = {
     account: (id: string) => `${prefix}:account:${id}`,
@@ -27,20 +37,33 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     createdAt: Number(h.createdAt),
     revokedAt: h.revokedAt ? Number(h.revokedAt) : null,
     rateLimitPerMinute: h.rateLimitPerMinute ? Number(h.rateLimitPerMinute) : null,
+    lastUsedAt: h.lastUsedAt ? Number(h.lastUsedAt) : null,
   });
+  const lastUsed = createLastUsed(redis, k.key);
 
   return {
     async createAccount(name: string): Promise<Account> {
       const account = { id: newId('acct'), name, createdAt: Date.now() };
-      await redis.hset(k.account(account.id), { ...account, balance: 0, reserved: 0, spent: 0 });
+      const tx = redis.multi().hset(k.account(account.id), { ...account, balance: 0, reserved: 0, spent: 0 });
+      await indexAccount(tx, prefix, account).exec();
       return { ...account, weight: 1, maxInFlight: null };
+    },
+
+    /** Several accounts in one round trip, in the order asked; unknown ids are left out. */
+    async getAccounts(ids: string[]): Promise<Account[]> {
+      const pipeline = redis.pipeline();
+      for (const id of ids) pipeline.hmget(k.account(id), ...ACCOUNT_FIELDS);
+      const rows = (await pipeline.exec()) ?? [];
+      return rows
+        .map(([, row]) => row as Array<string | null>)
+        .filter((row) => row[0])
+        .map((row) => toAccount(Object.fromEntries(ACCOUNT_FIELDS.map((f, i) => [f, row[i] ?? undefined]))));
     },
 
     async getAccount(id: string): Promise<Account | undefined> {
       if (!isId('acct', id)) return undefined;
       const h = await redis.hgetall(k.account(id));
-      if (!h.id) return undefined;
-      return { id: h.id, name: h.name ?? '', createdAt: Number(h.createdAt), weight: Number(h.weight ?? 1), maxInFlight: h.maxInFlight ? Number(h.maxInFlight) : null };
+      return h.id ? toAccount(h) : undefined;
     },
 
     /**
@@ -71,7 +94,15 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     async createKey(accountId: string, name: string, rateLimitPerMinute?: number): Promise<{ record: KeyRecord; secret: string }> {
       const secret = newApiKey();
       const hash = hashKey(secret);
-      const record: KeyRecord = { id: newId('key'), accountId, name, createdAt: Date.now(), revokedAt: null, rateLimitPerMinute: rateLimitPerMinute ?? null };
+      const record: KeyRecord = {
+        id: newId('key'),
+        accountId,
+        name,
+        createdAt: Date.now(),
+        revokedAt: null,
+        rateLimitPerMinute: rateLimitPerMinute ?? null,
+        lastUsedAt: null,
+      };
       const limit = rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute };
       await redis
         .multi()
@@ -95,6 +126,7 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     async findCaller(secret: string): Promise<Caller | undefined> {
       const h = await redis.hgetall(k.keyHash(hashKey(secret)));
       if (!h.keyId || !h.accountId) return undefined;
+      lastUsed.touch(h.keyId);
       return { keyId: h.keyId, accountId: h.accountId, ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}) };
     },
   };

@@ -19,5 +19,7 @@ export const keyRecordSchema = z.object({
   revokedAt: z.number().int().nullable(),
   /** This key's own requests-per-minute limit; null means the configured default. */
   rateLimitPerMinute: z.number().int().nullable(),
+  /** When the key last authenticated a request, to the minute (each api process writes it at most once a minute). */
+  lastUsedAt: z.number().int().nullable(),
 });
 export type KeyRecord = z.output<typeof keyRecordSchema>;

@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { ledgerPageSchema } from '@relay/billing';
+import { dailyUsageSchema, ledgerPageSchema } from '@relay/billing';
 import type { Catalog } from '@relay/core';
 import { imageRequestFields, speechRequestFields } from '@relay/jobs';
 import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
 import { scheduleSchema } from '../admin/schedule-routes.js';
+import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
+import { trafficSchema } from '../stats/read-traffic.js';
 import { countTokensBody } from '../gemini/count-tokens.js';
 import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '../schemas/google.js';
 import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '../schemas/openai.js';
@@ -45,6 +47,12 @@ export function componentSchemas(catalog: Catalog) {
     KeyList: schemaOf(keyListSchema),
     Balance: schemaOf(balanceAnswerSchema),
     LedgerPage: schemaOf(ledgerPageSchema),
+    AccountList: schemaOf(accountListSchema),
+    DailyUsage: schemaOf(dailyUsageSchema),
+    Traffic: schemaOf(trafficSchema),
+    QueueStats: schemaOf(queueStatsSchema),
+    AdminCatalog: schemaOf(adminCatalogSchema),
+    ConsoleConfig: schemaOf(consoleConfigSchema),
   };
 }
 

@@ -1,43 +1,41 @@
-import type { OpenApiDocument } from './document.js';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import express from 'express';
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const DOCS_ASSETS = '/docs/assets';
 
-type Operation = {
-  summary?: string;
-  description?: string;
-  parameters?: Array<{ name?: string; in?: string; $ref?: string; description?: string }>;
-  requestBody?: { content: Record<string, { schema: { $ref?: string } }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }>;
-};
+/** swagger-ui-dist's files: a prebuilt renderer from npm, served by the relay itself (no CDN, works offline). */
+const swaggerDir = () => dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-const schemaLink = (schema?: { $ref?: string }) => {
-  const name = schema?.$ref?.split('/').pop();
-  return name ? `<a href="#schema-${name}">${name}</a>` : '';
-};
+/** Started by a file, not inline, so the page can forbid inline scripts. The validator badge would call out: off. */
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json', dom_id: '#reference', deepLinking: true, validatorUrl: null, filter: true,
+  docExpansion: 'list', defaultModelsExpandDepth: 0, tryItOutEnabled: false,
+  presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout',
+});`;
 
-/** A self-contained HTML rendering of the OpenAPI document (no CDN: it works offline too). */
-export function renderDocsPage(doc: OpenApiDocument): string {
-  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-    Object.entries(item)
-      .filter(([method]) => ['get', 'post', 'patch', 'delete'].includes(method))
-      .map(([method, op]) => {
-        const o = op as Operation;
-        const params = (o.parameters ?? []).map((p) => escape(p.name ?? p.$ref?.split('/').pop() ?? '')).join(', ');
-        const body = o.requestBody ? Object.values(o.requestBody.content).map((c) => schemaLink(c.schema)).join(' ') : '';
-        const responses = Object.entries(o.responses)
-          .map(([status, r]) => `<li><b>${status}</b> ${escape(r.description)} ${Object.values(r.content ?? {}).map((c) => schemaLink(c.schema)).join(' ')}</li>`)
-          .join('');
-        return `<section><h3><span class="m">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
-<p>${escape(o.summary ?? '')}</p>${o.description ? `<p class="d">${escape(o.description)}</p>` : ''}
-${params ? `<p>Parameters: ${params}</p>` : ''}${body ? `<p>Body: ${body}</p>` : ''}<ul>${responses}</ul></section>`;
-      }),
+const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>relay API reference</title><link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
+<style>body{margin:0;font-family:system-ui,sans-serif}header{padding:.75rem 1.25rem;border-bottom:1px solid #ddd;display:flex;gap:1.5rem;align-items:baseline;flex-wrap:wrap}header a{color:#1d4ed8}</style>
+</head><body><header><strong>relay API reference</strong><a href="/openapi.json">openapi.json</a><a href="/console">console</a></header>
+<main id="reference"><noscript>This page renders <a href="/openapi.json">/openapi.json</a> with JavaScript.</noscript></main>
+<script src="${DOCS_ASSETS}/swagger-ui-bundle.js"></script><script src="${DOCS_ASSETS}/init.js"></script></body></html>`;
+
+const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'";
+
+/** GET /docs: the OpenAPI document rendered by Swagger UI, from the relay's own files. */
+export function docsRoutes() {
+  const router = express.Router();
+  const dir = swaggerDir();
+  router.get('/docs', (_req, res) => void res.set({ 'Content-Security-Policy': CSP, 'Cache-Control': 'no-cache' }).type('html').send(PAGE));
+  router.use(
+    DOCS_ASSETS,
+    (req, res, next) => {
+      if (req.path === '/init.js') return void res.type('js').set('Cache-Control', 'no-cache').send(INIT);
+      next();
+    },
+    express.static(dir, { index: false, maxAge: '1h' }),
+    (_req: express.Request, res: express.Response) => void res.status(404).type('text').send('no such asset'),
   );
-  const schemas = Object.entries(doc.components.schemas)
-    .map(([name, schema]) => `<section id="schema-${name}"><h3>${name}</h3><pre>${escape(JSON.stringify(schema, null, 2))}</pre></section>`)
-    .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(doc.info.title)} API</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em}section{border-top:1px solid #ddd;padding:.5em 0}
-.m{background:#234;color:#fff;border-radius:4px;padding:0 .4em;font-size:.8em}.d{color:#555}pre{background:#f6f8fa;padding:1em;overflow:auto;font-size:12px}</style>
-</head><body><h1>${escape(doc.info.title)} ${escape(doc.info.version)}</h1><p>${escape(doc.info.description)} The machine-readable document is at <a href="/openapi.json">/openapi.json</a>.</p>
-<h2>Operations</h2>${operations.join('')}<h2>Schemas</h2>${schemas}</body></html>`;
+  return router;
 }

@@ -1,5 +1,6 @@
 import type { Catalog } from '@relay/core';
 import { componentSchemas } from './components.js';
+import { accountListOperation, consolePaths } from './console-paths.js';
 import { geminiPaths } from './gemini-paths.js';
 import { modelPaths } from './model-paths.js';
 import { admin, errors, GENERATION_ERRORS, jobParams, json, ok, pathId, pending } from './parts.js';
@@ -55,8 +56,12 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       '/readyz': plain('Redis and the store answer', 'operations', { '200': { description: 'Ready' }, '503': { description: 'Not ready' } }),
       '/metrics': plain('Prometheus metrics', 'operations', { '200': { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } }),
       '/openapi.json': plain('This document', 'operations', { '200': { description: 'OpenAPI 3.1' } }),
-      '/docs': plain('This document, rendered', 'operations', { '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } }),
+      '/docs': plain('This document, rendered as a readable reference (Swagger UI, served by the relay)', 'operations', {
+        '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+      }),
+      ...consolePaths(),
       '/admin/accounts': {
+        get: accountListOperation,
         post: { tags: ['admin'], summary: 'Create an account', security: admin, requestBody: { required: true, content: json('AccountBody') }, responses: { '201': ok('The account', 'Account'), ...errors('OpenAIError', [400, 401]) } },
       },
       '/admin/accounts/{id}': {
@@ -90,6 +95,7 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
             ...['from', 'to'].map((name) => ({ name, in: 'query', description: 'ISO time or epoch ms', schema: { type: 'string' } })),
             { name: 'model', in: 'query', schema: { type: 'string' } },
             { name: 'user', in: 'query', description: "The end user a request named (OpenAI's user)", schema: { type: 'string', maxLength: 256 } },
+            { name: 'key', in: 'query', description: 'Only the entries of jobs made with this key (its id)', schema: { type: 'string', maxLength: 64 } },
             { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
             { name: 'cursor', in: 'query', schema: { type: 'string' } },
           ],

@@ -1,0 +1,97 @@
+import express from 'express';
+import type { Redis } from 'ioredis';
+import type { Catalog } from '@relay/core';
+import { ALL_ACCOUNTS, readDailyUsage, readMonthSpend, type Billing } from '@relay/billing';
+import { AppError, decodeFailure } from '@relay/core';
+import { listAccountIds, searchAccountIds, searchWords } from '../auth/account-index.js';
+import type { AccountsStore } from '../auth/accounts.js';
+import { parseOrThrow } from '../http/validate.js';
+import type { Queues } from '../jobs/queues.js';
+import { readTraffic, trafficQuery } from '../stats/read-traffic.js';
+import { DASHBOARD_PATH } from './dashboard.js';
+import { accountListQuery, dailyQuery, jobStates, type AccountSummary, type QueueStats } from './console-schemas.js';
+
+export interface ConsoleAdminDeps {
+  accounts: AccountsStore;
+  billing: Billing;
+  redis: Redis;
+  prefix: string;
+  queues: Queues;
+  catalog: Catalog;
+}
+
+const RECENT_FAILURES = 10;
+
+/** An encoded AppError as its message; anything else (a crash's own text) as it is. */
+const readableReason = (reason: string | undefined) => {
+  const decoded = decodeFailure(reason);
+  return decoded.code === 'internal' ? (reason ?? '') : decoded.message;
+};
+
+/** The read-only admin routes behind the console's lists and charts (mounted under /admin). */
+export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, catalog }: ConsoleAdminDeps) {
+  const router = express.Router();
+
+  router.get('/accounts', async (req, res) => {
+    const query = parseOrThrow(accountListQuery, req.query);
+    const offset = Number(query.cursor ?? 0);
+    const page = query.q
+      ? await searchAccountIds(redis, prefix, query.q, offset, query.limit)
+      : { ...(await listAccountIds(redis, prefix, offset, query.limit)), words: [] };
+    const found = await accounts.getAccounts(page.ids);
+    // every word of the query must start a word of the name (or the id)
+    const matching = found.filter((a) => page.words.every((w) => a.id.startsWith(w) || searchWords(a.name).some((n) => n.startsWith(w))));
+    const [balances, monthSpend] = await Promise.all([Promise.all(matching.map((a) => billing.balanceOf(a.id))), readMonthSpend(redis, prefix, matching.map((a) => a.id))]);
+    const rows: AccountSummary[] = matching.map((a, i) => ({ ...a, ...(balances[i] ?? { balance: 0, reserved: 0, spent: 0 }), spentThisMonth: monthSpend[i] ?? 0 }));
+    res.json({ accounts: rows, nextCursor: page.next === null ? null : String(page.next) });
+  });
+
+  router.get('/accounts/:id/usage/daily', async (req, res) => {
+    const { days } = parseOrThrow(dailyQuery, req.query);
+    const account = await accounts.getAccount(String(req.params.id));
+    if (!account) throw new AppError('not_found', `no account ${String(req.params.id)}`);
+    res.json(await readDailyUsage(redis, prefix, account.id, days));
+  });
+
+  router.get('/usage/daily', async (req, res) => {
+    const { days } = parseOrThrow(dailyQuery, req.query);
+    res.json(await readDailyUsage(redis, prefix, ALL_ACCOUNTS, days));
+  });
+
+  router.get('/stats/traffic', async (req, res) => {
+    const { hours } = parseOrThrow(trafficQuery, req.query);
+    res.json(await readTraffic(redis, prefix, hours));
+  });
+
+  router.get('/stats/queues', async (_req, res) => {
+    const answer: QueueStats = {
+      dashboard: DASHBOARD_PATH,
+      queues: await Promise.all(
+        Object.entries(queues).map(async ([name, { queue }]) => {
+          const [counts, failed] = await Promise.all([queue.getJobCounts('wait', ...jobStates.slice(1)), queue.getFailed(0, RECENT_FAILURES - 1)]);
+          return {
+            name,
+            queue: queue.name,
+            counts: Object.fromEntries(jobStates.map((s) => [s, counts[s === 'waiting' ? 'wait' : s] ?? 0])) as QueueStats['queues'][number]['counts'],
+            recentFailures: failed.filter(Boolean).map((job) => ({
+              id: String(job.id),
+              failedReason: readableReason(job.failedReason),
+              finishedOn: job.finishedOn ?? null,
+              attemptsMade: job.attemptsMade,
+            })),
+          };
+        }),
+      ),
+    };
+    res.json(answer);
+  });
+
+  router.get('/catalog', (_req, res) => {
+    res.json({
+      imageModels: Object.entries(catalog.imageModels).map(([id, m]) => ({ id, price: m.price, inputImages: m.inputImages, sequential: m.sequential })),
+      speechModels: Object.entries(catalog.speechModels).map(([id, m]) => ({ id, voices: m.voices, price: m.price })),
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,12 @@
+/**
+ * The admin API's wire shapes, for the console: it imports these as types only
+ * (`z.output<typeof …>`), so its bundle holds none of the api's code and cannot drift from it.
+ */
+export { accountSchema, keyRecordSchema } from './auth/records.js';
+export { accountDetailsSchema, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema, usageQuery } from './admin/schemas.js';
+export { accountListSchema, accountSummarySchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from './admin/console-schemas.js';
+export { trafficSchema } from './stats/read-traffic.js';
+export { imagesResponseSchema, openAIErrorSchema } from './schemas/openai.js';
+export { generateContentResponseSchema, googleErrorSchema } from './schemas/google.js';
+export { dailyUsageSchema, ledgerEntrySchema, ledgerPageSchema } from '@relay/billing';
+export { imageRequestFields, speechRequestFields } from '@relay/jobs';
