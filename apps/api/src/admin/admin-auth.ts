@@ -20,9 +20,12 @@ function basicPassword(req: Request): string | undefined {
 /** The admin token as Bearer, X-Admin-Token or a Basic password; browsers are asked for it. */
 export function requireAdmin(adminToken: string) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const given = bearerKey(req) ?? req.get('x-admin-token') ?? basicPassword(req);
+    const bearer = bearerKey(req);
+    const given = bearer ?? req.get('x-admin-token') ?? basicPassword(req);
     if (!given || !sameSecret(given, adminToken)) {
-      res.set('WWW-Authenticate', 'Basic realm="relay admin", charset="UTF-8"');
+      // a Basic challenge makes a browser ask for the password: right for the dashboard, not
+      // for a caller (the console's fetch) that sent a Bearer token, which is challenged as such
+      res.set('WWW-Authenticate', bearer ? 'Bearer realm="relay admin"' : 'Basic realm="relay admin", charset="UTF-8"');
       throw new AppError('unauthorized', 'admin token required (Authorization: Bearer <ADMIN_TOKEN>)');
     }
     next();

@@ -1,0 +1,162 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { buildConsole } from '@relay/console/build';
+import { postJson, startStack, type Stack } from '@relay/e2e';
+import { repoRoot, waitFor } from '@relay/testkit';
+import { openBrowser } from './browser.js';
+
+/** Written by every run, kept out of git; docs/console.png is one of them, committed by hand. */
+const SHOTS = join(repoRoot, 'tests/console/screenshots');
+const IMAGE_MODEL = 'vendor-gen-5-0-260128';
+const SPEECH_MODEL = 'vendor-2.5-flash-preview-tts';
+
+let stack: Stack;
+let browser: Awaited<ReturnType<typeof openBrowser>>;
+let page: Page;
+let consoleDir: string;
+let customer: { key: string; keyId: string; accountId: string };
+
+const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const json = async <T>(res: Response | Promise<Response>) => (await (await res).json()) as T;
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  consoleDir = mkdtempSync(join(tmpdir(), 'relay-console-'));
+  await buildConsole({ outdir: consoleDir });
+  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' } });
+  // a customer with a name to find, and real traffic through the relay for the charts
+  customer = await stack.newKey();
+  const named = await json<{ id: string }>(stack.admin('POST', '/accounts', { name: 'Acme Rockets' }));
+  await stack.admin('POST', `/accounts/${named.id}/credits`, { amount: 5_000_000_000, note: 'opening' });
+  const key = await json<{ id: string; key: string }>(stack.admin('POST', `/accounts/${named.id}/keys`, { name: 'launch pad' }));
+  customer = { key: key.key, keyId: key.id, accountId: named.id };
+  for (const prompt of ['a red rocket', 'a blue rocket']) {
+    expect((await postJson(`${stack.url}/v1/images/generations`, { model: IMAGE_MODEL, prompt, user: 'pilot-1' }, customer.key)).status).toBe(200);
+  }
+  const speech = await fetch(`${stack.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': customer.key },
+    body: JSON.stringify({ contents: [{ parts: [{ text: 'Ignition.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } }),
+  });
+  expect(speech.status).toBe(200);
+  browser = await openBrowser();
+  ({ page } = await browser.context());
+  page.setDefaultTimeout(15_000); // a missing element fails the step with its own message, before the test's timeout
+}, 120_000);
+
+afterEach(async (context) => {
+  // a failed step leaves its page and what the browser said, to look at
+  if (context.task.result?.state === 'fail') {
+    await shot(`failed-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+    console.error('browser errors:', browser.watch.errors, 'blocked:', browser.watch.blocked);
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
+});
+
+test('sign in: a wrong token is refused, the right one opens the overview with charts of real traffic', async () => {
+  await page.goto(`${stack.url}/console`);
+  await page.getByLabel('Admin token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.getByRole('alert').textContent()).toContain('not the admin token');
+  await shot('sign-in');
+  // the refused attempt is the one error the browser may log (a 401 on the network)
+  expect(browser.watch.errors).toEqual([expect.stringMatching(/status of 401/)]);
+  browser.watch.errors.length = 0;
+  await page.getByLabel('Admin token').fill(stack.adminToken);
+  await page.getByLabel('Admin token').press('Enter');
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  expect(await page.evaluate(() => sessionStorage.length)).toBe(1);
+  expect(page.url()).not.toContain(stack.adminToken);
+  // the relay-wide spend chart is drawn from the settled requests above
+  const relay = await json<{ days: Array<{ model: string; charged: number }> }>(stack.admin('GET', '/usage/daily?days=30'));
+  const spent = relay.days.reduce((sum, d) => sum + d.charged, 0);
+  expect(spent).toBeGreaterThan(0);
+  await page.locator('.chart-canvas canvas').first().waitFor();
+  await expect.poll(() => page.getByTestId('period-spend').textContent()).toBe((spent / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  // traffic comes from the api's per-minute buckets once they are flushed
+  await expect.poll(() => page.getByRole('list', { name: 'Requests in the window by kind' }).textContent(), { timeout: 20_000 }).toMatch(/images: 2 requests/);
+  await shot('overview');
+});
+
+test('accounts: search finds the account by a word of its name and by its id', async () => {
+  await page.getByRole('link', { name: 'Accounts' }).click();
+  await page.getByRole('heading', { name: 'Accounts', level: 1 }).waitFor();
+  await page.getByLabel('Search accounts').fill('rocke');
+  await expect.poll(() => page.getByRole('region', { name: 'Accounts' }).locator('tbody tr').count()).toBe(1);
+  await page.getByLabel('Search accounts').fill(customer.accountId.slice(0, 12));
+  await page.getByRole('link', { name: 'Acme Rockets' }).waitFor();
+  await page.getByLabel('Search accounts').fill('');
+  await expect.poll(() => page.getByRole('region', { name: 'Accounts' }).locator('tbody tr').count()).toBeGreaterThanOrEqual(2);
+  await shot('accounts');
+  await page.getByLabel('Search accounts').fill('acme');
+  await page.getByRole('link', { name: 'Acme Rockets' }).click();
+  await page.getByRole('heading', { name: 'Acme Rockets' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe(`/console/accounts/${customer.accountId}`);
+});
+
+test("the account's usage chart shows what its requests were charged", async () => {
+  const usage = await json<{ days: Array<{ model: string; charged: number; units: number }> }>(stack.admin('GET', `/accounts/${customer.accountId}/usage/daily`));
+  const images = usage.days.find((d) => d.model === IMAGE_MODEL)!;
+  expect(images).toMatchObject({ charged: 70_000, units: 2 });
+  await page.locator('.chart-canvas canvas').first().waitFor();
+  await page.getByText('Spend per day and model as a table').click();
+  const table = page.locator('details[open] table');
+  expect(await table.locator('thead').textContent()).toContain(IMAGE_MODEL);
+  expect(await table.locator('tbody tr').last().textContent()).toContain('0.07');
+});
+
+test('money: credit with a note changes the balance and shows in the ledger', async () => {
+  const before = await json<{ balance: number }>(stack.admin('GET', `/accounts/${customer.accountId}`));
+  await page.getByLabel('Amount (units; negative to correct)').fill('12.5');
+  expect(await page.locator('#amount-hint').textContent()).toBe('12,500,000 micro-units');
+  await page.getByLabel('Note (kept in the ledger)').fill('invoice 42');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect.poll(() => page.getByRole('status').filter({ hasText: 'Done' }).textContent()).toContain('balance is now');
+  const after = await json<{ balance: number }>(stack.admin('GET', `/accounts/${customer.accountId}`));
+  expect(after.balance - before.balance).toBe(12_500_000);
+  await expect.poll(() => page.getByTestId('balance').textContent()).toBe((after.balance / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await page.getByRole('region', { name: 'Ledger entries, newest first' }).getByText('invoice 42').waitFor();
+});
+
+test('keys: a new key shows its secret once and works; revoking it makes it fail', async () => {
+  await page.getByLabel('Key name').fill('ci key');
+  await page.getByLabel('Requests per minute').fill('120');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.getByTestId('new-secret').textContent())!.trim();
+  expect(secret).toMatch(/^rk_/);
+  await page.getByRole('button', { name: 'Copy secret' }).click();
+  await shot('new-key');
+  expect((await fetch(`${stack.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  expect(await page.getByTestId('new-secret').count()).toBe(0);
+  const keys = page.getByRole('region', { name: 'Keys' });
+  await keys.getByRole('cell', { name: 'ci key', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Revoke key ci key' }).click();
+  await page.getByRole('button', { name: 'Revoke ci key now' }).click();
+  await keys.getByText(/^revoked/).waitFor();
+  expect((await fetch(`${stack.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
+  // the key that made the requests says it was used
+  expect(await keys.locator('tr', { hasText: 'launch pad' }).textContent()).toMatch(/just now|min ago/);
+});
+
+test('the ledger filters by key, model and end user', async () => {
+  const ledger = page.getByRole('region', { name: 'Ledger entries, newest first' });
+  await page.getByLabel('Key', { exact: true }).selectOption(customer.keyId);
+  await page.getByLabel('Model', { exact: true }).selectOption(IMAGE_MODEL);
+  await page.getByLabel('End user').fill('pilot-1');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  // two images: a reservation and a settlement each, all by pilot-1 with the launch pad key
+  await expect.poll(() => ledger.locator('tbody tr').count()).toBe(4);
+  for (const row of await ledger.locator('tbody tr').allTextContents()) expect(row).toMatch(/launch pad.*pilot-1/);
+  await shot('account');
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await expect.poll(() => ledger.locator('tbody tr').count()).toBeGreaterThan(4);
+});
