@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { loadApiConfig, startApi } from '@relay/api';
 import { buildConsole } from '@relay/console/build';
+import { createLogger, loadCatalog } from '@relay/core';
 import { postJson, startStack, type Stack } from '@relay/e2e';
 import { repoRoot, waitFor } from '@relay/testkit';
 import { openBrowser } from './browser.js';
@@ -159,4 +161,112 @@ test('the ledger filters by key, model and end user', async () => {
   await shot('account');
   await page.getByRole('button', { name: 'Clear' }).click();
   await expect.poll(() => ledger.locator('tbody tr').count()).toBeGreaterThan(4);
+});
+
+test('queues: counts per queue and state, with links to the BullMQ dashboard', async () => {
+  await page.getByRole('link', { name: 'Queues' }).click();
+  const table = page.getByRole('region', { name: 'Jobs per queue and state' });
+  const images = table.locator('tbody tr', { hasText: 'images' });
+  // two image jobs went through: completed (or already trimmed by age, never by count)
+  await expect.poll(async () => Number((await images.locator('td').nth(5).textContent())?.replace(/,/g, ''))).toBe(2);
+  expect(await table.getByRole('link', { name: 'speech' }).getAttribute('href')).toBe('/admin/queues/queue/speech');
+  await page.getByText('Pending jobs per lane and per account come with fair scheduling.').waitFor();
+  await shot('queues');
+});
+
+test('the pages of features still being built say what they will show', async () => {
+  for (const [name, feature] of [
+    ['Scheduling', 'fair scheduling'],
+    ['Channels', 'channels'],
+    ['Batches', 'batches'],
+  ]) {
+    await page.getByRole('link', { name: name!, exact: true }).click();
+    await page.getByText(`Coming with ${feature}.`).waitFor();
+  }
+});
+
+test('playground: an image and audio from the relay with the key pasted in, and the request as code', async () => {
+  await page.getByRole('link', { name: 'Playground' }).click();
+  await page.getByLabel(/^API key/).fill(customer.key);
+  await page.getByLabel('Image model').selectOption(IMAGE_MODEL);
+  await page.getByLabel('Prompt').fill('a rocket over the sea');
+  await page.getByRole('button', { name: 'Generate' }).click();
+  const image = page.getByRole('img', { name: /a rocket over the sea/ });
+  await image.waitFor({ timeout: 30_000 });
+  expect(await image.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBeGreaterThan(100);
+  const curl = await page.locator('figure.code', { hasText: 'curl' }).locator('code').textContent();
+  expect(curl).toContain(`${stack.url}/v1/images/generations`);
+  expect(curl).toContain('$RELAY_API_KEY');
+  expect(curl).not.toContain(customer.key);
+  expect(await page.locator('figure.code', { hasText: 'openai SDK' }).locator('code').textContent()).toContain('relay.images.generate(');
+  await shot('playground-image');
+
+  await page.getByRole('button', { name: 'Speech', exact: true }).click();
+  await page.getByLabel('Voice').selectOption('Puck');
+  await page.getByLabel('Text').fill('Lift off in three, two, one.');
+  await page.getByRole('button', { name: 'Speak' }).click();
+  const audio = page.locator('audio');
+  await audio.waitFor({ timeout: 30_000 });
+  // the WAV the page built from the answer's PCM loads and plays
+  const played = await audio.evaluate(async (el: HTMLAudioElement) => {
+    if (el.readyState < 1) await new Promise((resolve) => el.addEventListener('loadedmetadata', resolve, { once: true }));
+    await el.play();
+    await new Promise((resolve) => el.addEventListener('timeupdate', resolve, { once: true }));
+    return { duration: el.duration, time: el.currentTime };
+  });
+  expect(played.duration).toBeGreaterThan(0.2);
+  expect(played.time).toBeGreaterThan(0);
+  const sdk = await page.locator('figure.code', { hasText: '@google/genai' }).locator('code').textContent();
+  expect(sdk).toContain(`voiceName: "Puck"`);
+  expect(sdk).toContain(`baseUrl: '${stack.url}'`);
+  await shot('playground-speech');
+  // both were real, charged requests
+  const ledger = await json<{ entries: Array<{ type: string; model: string }> }>(stack.admin('GET', `/accounts/${customer.accountId}/usage?limit=5`));
+  expect(ledger.entries.filter((e) => e.type === 'settle').map((e) => e.model).slice(0, 2)).toEqual([SPEECH_MODEL, IMAGE_MODEL]);
+});
+
+test('/docs renders the OpenAPI document from files the relay serves', async () => {
+  const docs = await browser.context();
+  await docs.page.goto(`${stack.url}/docs`);
+  await docs.page.locator('.opblock').first().waitFor();
+  expect(await docs.page.locator('.opblock').count()).toBeGreaterThan(20);
+  await docs.page.getByText('/v1/images/generations', { exact: true }).first().waitFor();
+  await docs.page.screenshot({ path: join(SHOTS, 'docs.png') });
+  await docs.context.close();
+});
+
+test('on a phone the pages fit the screen and the navigation is reachable by keyboard', async () => {
+  const phone = await browser.context({ width: 390, height: 844 });
+  await phone.page.goto(`${stack.url}/console`);
+  await phone.page.getByLabel('Admin token').fill(stack.adminToken);
+  await phone.page.getByRole('button', { name: 'Sign in' }).click();
+  for (const path of ['/console', `/console/accounts/${customer.accountId}`, '/console/playground']) {
+    await phone.page.goto(`${stack.url}${path}`);
+    await phone.page.locator('main h1').first().waitFor();
+    await phone.page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+    expect(await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  }
+  await phone.page.screenshot({ path: join(SHOTS, 'phone-playground.png'), fullPage: true });
+  // the first Tab reaches the skip link, which moves focus to the page
+  await phone.page.keyboard.press('Tab');
+  expect(await phone.page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to the page');
+  await phone.page.keyboard.press('Enter');
+  expect(await phone.page.evaluate(() => document.activeElement?.id)).toBe('main');
+  await phone.context.close();
+});
+
+test('a relay without ADMIN_TOKEN says so instead of asking for one', async () => {
+  const bare = await startApi(loadApiConfig({ ...stack.env, PORT: '0', CONSOLE_DIR: consoleDir }), loadCatalog({}), createLogger('api', 'silent'));
+  const { context, page: other } = await browser.context();
+  await other.goto(`${bare.url}/console/accounts`);
+  await other.getByRole('heading', { name: 'The admin API is off' }).waitFor();
+  expect(await other.getByLabel('Admin token').count()).toBe(0);
+  await other.screenshot({ path: join(SHOTS, 'admin-disabled.png') });
+  await context.close();
+  await bare.close();
+});
+
+test('nothing left the machine and the browser logged no error', () => {
+  expect(browser.watch.blocked).toEqual([]);
+  expect(browser.watch.errors).toEqual([]);
 });
