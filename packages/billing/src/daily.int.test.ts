@@ -1,0 +1,79 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startRedis, uniqueName, type RedisHandle } from '@relay/testkit';
+import { createBilling, type Billing } from './billing.js';
+import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, readDailyUsage, readMonthSpend, unitCount, usageKeys, utcDay } from './daily.js';
+
+let handle: RedisHandle;
+let redis: Redis;
+let billing: Billing;
+let prefix: string;
+beforeAll(async () => {
+  handle = await startRedis();
+  redis = new Redis(handle.url);
+  prefix = uniqueName('daily');
+  billing = createBilling(redis, prefix);
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await handle?.stop();
+});
+
+async function account(balance: number) {
+  const id = uniqueName('acct');
+  await redis.hset(`${prefix}:account:${id}`, { id, balance: 0, reserved: 0, spent: 0 });
+  await billing.credit(id, balance, 'opening');
+  return id;
+}
+const reserve = (accountId: string, jobId: string, model: string, amount: number) =>
+  billing.reserve({ accountId, keyId: 'key_1', jobId, model, amount, units: '1' });
+
+test('unit counts: images, or input plus output tokens', () => {
+  expect(unitCount('3 images')).toBe(3);
+  expect(unitCount('in:120,out:900')).toBe(1_020);
+  expect(unitCount('')).toBe(0);
+});
+
+test('each settlement adds to its day for the account and for the relay, and to the month; repeats and releases add nothing', async () => {
+  const [a, b] = [await account(10_000_000), await account(10_000_000)];
+  await reserve(a, 'd-1', 'img', 100_000);
+  await billing.settle(a, 'd-1', 70_000, '2 images');
+  await billing.settle(a, 'd-1', 70_000, '2 images'); // a retry: already settled
+  await reserve(a, 'd-2', 'tts', 500_000);
+  await billing.settle(a, 'd-2', 1_234, 'in:10,out:300');
+  await reserve(a, 'd-3', 'img', 100_000);
+  await billing.release('d-3');
+  await reserve(b, 'd-4', 'img', 100_000);
+  await billing.settle(b, 'd-4', 35_000, '1 images');
+
+  const today = utcDay(Date.now());
+  expect((await readDailyUsage(redis, prefix, a, 3)).days).toEqual([
+    { day: today, model: 'img', charged: 70_000, units: 2, jobs: 1 },
+    { day: today, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
+  ]);
+  expect((await readDailyUsage(redis, prefix, ALL_ACCOUNTS, 1)).days).toEqual([
+    { day: today, model: 'img', charged: 105_000, units: 3, jobs: 2 },
+    { day: today, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
+  ]);
+  expect(await readMonthSpend(redis, prefix, [a, b, 'acct_none'])).toEqual([71_234, 35_000, 0]);
+  // the aggregates agree with what the accounts were charged
+  expect((await billing.balanceOf(a))!.spent).toBe(71_234);
+  // and they expire: bounded retention
+  const ttl = await redis.ttl(usageKeys(prefix).day(today, a));
+  expect(ttl).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
+  expect(ttl).toBeLessThanOrEqual(AGGREGATE_RETENTION_DAYS * 86_400);
+});
+
+test('the window lists only days with settlements, oldest first; other days and accounts stay apart', async () => {
+  const id = await account(1_000_000);
+  const yesterday = utcDay(Date.now() - 86_400_000);
+  await redis.hset(usageKeys(prefix).day(yesterday, id), { 'charged:img': 5, 'units:img': 1, 'jobs:img': 1 });
+  await reserve(id, 'd-5', 'img', 100);
+  await billing.settle(id, 'd-5', 40, '1 images');
+  const rows = (await readDailyUsage(redis, prefix, id, 7)).days;
+  expect(rows.map((r) => [r.day, r.charged])).toEqual([
+    [yesterday, 5],
+    [utcDay(Date.now()), 40],
+  ]);
+  expect((await readDailyUsage(redis, prefix, id, 1)).days).toHaveLength(1);
+});
