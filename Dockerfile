@@ -11,12 +11,15 @@ COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
 COPY apps/simulator/package.json apps/simulator/
 COPY apps/embedded/package.json apps/embedded/
+COPY apps/console/package.json apps/console/
 COPY packages/core/package.json packages/core/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/billing/package.json packages/billing/
 COPY packages/testkit/package.json packages/testkit/
+COPY tests/clients/package.json tests/clients/
 COPY tests/e2e/package.json tests/e2e/
 COPY tests/faults/package.json tests/faults/
+COPY tests/console/package.json tests/console/
 
 # Runtime dependencies only. bull-board's valibot names typescript as a peer: nothing needs it to run.
 FROM manifests AS runtime-deps
@@ -24,7 +27,8 @@ RUN npm ci --omit=dev --omit=peer --no-audit --no-fund \
  && rm -rf node_modules/typescript node_modules/@typescript \
  && npm cache clean --force
 
-# The bundles: workspace code inlined from its TypeScript sources by esbuild.
+# The bundles: workspace code inlined from its TypeScript sources by esbuild; the console's
+# static files into dist/console (served by the api under /console).
 FROM manifests AS build
 RUN npm ci --no-audit --no-fund
 COPY . .

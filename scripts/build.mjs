@@ -1,7 +1,9 @@
 // Bundles each runnable app into one ESM file under dist/: the workspace packages are inlined
 // from their TypeScript sources, third-party packages stay external (installed in the image).
+// The console's static files go to dist/console, where dist/api.mjs serves them from.
 import { readFileSync, readdirSync } from 'node:fs';
 import { build } from 'esbuild';
+import { buildConsole } from '../apps/console/build.mjs';
 
 const manifests = ['apps', 'packages'].flatMap((dir) =>
   readdirSync(dir).map((name) => JSON.parse(readFileSync(`${dir}/${name}/package.json`, 'utf8'))),
@@ -28,3 +30,6 @@ await build({
   sourcemap: true,
   logLevel: 'info',
 });
+
+const { files } = await buildConsole({ outdir: 'dist/console' });
+console.log(`dist/console: index.html and ${files.length} assets`);

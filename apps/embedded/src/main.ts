@@ -58,6 +58,8 @@ await runMain(async () => {
       : '  Upstreams: as configured (ARK_BASE_URL / GEMINI_BASE_URL).',
     simulated ? '  !!! not from the vendor. Set ARK_BASE_URL/ARK_API_KEY for the real one.' : '',
     `  relay:        ${apiUrl}`,
+    `  console:      ${apiUrl}/console   (sign in with the admin token below)`,
+    `  API docs:     ${apiUrl}/docs`,
     `  demo API key: ${demo.key}`,
     `  admin token:  ${adminToken}`,
     `  Redis:        ${redis.url}${redis.started ? ' (started here, data in ' + config.RELAY_DATA_DIR + '/redis)' : ''}`,

@@ -25,6 +25,7 @@ const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`
 const json = async <T>(res: Response | Promise<Response>) => (await (await res).json()) as T;
 
 beforeAll(async () => {
+  rmSync(SHOTS, { recursive: true, force: true });
   mkdirSync(SHOTS, { recursive: true });
   consoleDir = mkdtempSync(join(tmpdir(), 'relay-console-'));
   await buildConsole({ outdir: consoleDir });
