@@ -7,7 +7,7 @@ import { loadApiConfig, startApi } from '@relay/api';
 import { buildConsole } from '@relay/console/build';
 import { createLogger, loadCatalog } from '@relay/core';
 import { postJson, startStack, type Stack } from '@relay/e2e';
-import { repoRoot, waitFor } from '@relay/testkit';
+import { repoRoot } from '@relay/testkit';
 import { openBrowser } from './browser.js';
 
 /** Written by every run, kept out of git; docs/console.png is one of them, committed by hand. */
