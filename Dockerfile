@@ -15,6 +15,7 @@ COPY apps/console/package.json apps/console/
 COPY packages/core/package.json packages/core/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/billing/package.json packages/billing/
+COPY packages/scheduler/package.json packages/scheduler/
 COPY packages/testkit/package.json packages/testkit/
 COPY tests/clients/package.json tests/clients/
 COPY tests/e2e/package.json tests/e2e/

@@ -5,6 +5,7 @@
 export { accountSchema, keyRecordSchema } from './auth/records.js';
 export { accountDetailsSchema, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema, usageQuery } from './admin/schemas.js';
 export { accountListSchema, accountSummarySchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from './admin/console-schemas.js';
+export { scheduleStatsSchema } from './admin/schedule-stats.js';
 export { trafficSchema } from './stats/read-traffic.js';
 export { imagesResponseSchema, openAIErrorSchema } from './schemas/openai.js';
 export { generateContentResponseSchema, googleErrorSchema } from './schemas/google.js';

@@ -13,12 +13,8 @@ import { NotFound } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
 import { PlaygroundPage } from './pages/playground.js';
 import { QueuesPage } from './pages/queues.js';
+import { SchedulingPage } from './pages/scheduling.js';
 
-const Scheduling = () => (
-  <ComingSoon title="Scheduling" feature="fair scheduling">
-    <p>Pending jobs per lane and per account, and each account's weight.</p>
-  </ComingSoon>
-);
 const Channels = () => (
   <ComingSoon title="Channels" feature="channels">
     <p>Each upstream channel's state (its breaker), with disable and enable.</p>
@@ -63,7 +59,7 @@ export function App() {
           <Route path={`${BASE}/accounts`} component={AccountsPage} />
           <Route path={`${BASE}/accounts/:id`} component={AccountPage} />
           <Route path={`${BASE}/queues`} component={QueuesPage} />
-          <Route path={`${BASE}/scheduling`} component={Scheduling} />
+          <Route path={`${BASE}/scheduling`} component={SchedulingPage} />
           <Route path={`${BASE}/channels`} component={Channels} />
           <Route path={`${BASE}/batches`} component={Batches} />
           <Route path={`${BASE}/playground`} component={PlaygroundPage} />

@@ -171,13 +171,20 @@ test('queues: counts per queue and state, with links to the BullMQ dashboard', a
   // two image jobs went through: completed (or already trimmed by age, never by count)
   await expect.poll(async () => Number((await images.locator('td').nth(5).textContent())?.replace(/,/g, ''))).toBe(2);
   expect(await table.getByRole('link', { name: 'speech' }).getAttribute('href')).toBe('/admin/queues/queue/speech');
-  await page.getByText('Pending jobs per lane and per account come with fair scheduling.').waitFor();
   await shot('queues');
+});
+
+test('scheduling: pending jobs per lane and account from the fair scheduler', async () => {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Scheduling' }).click();
+  const lanes = page.getByRole('region', { name: 'Pending images jobs per lane' });
+  await expect.poll(() => lanes.locator('tbody tr td:first-child').allTextContents()).toEqual(['interactive', 'async', 'batch']);
+  // nothing waits now: every job of this test already ran
+  expect(await page.getByRole('region', { name: 'Pending images jobs per account' }).textContent()).toContain('Nothing waits.');
+  await shot('scheduling');
 });
 
 test('the pages of features still being built say what they will show', async () => {
   for (const [name, feature] of [
-    ['Scheduling', 'fair scheduling'],
     ['Channels', 'channels'],
     ['Batches', 'batches'],
   ]) {

@@ -14,7 +14,8 @@ beforeAll(async () => {
   mkdirSync(join(consoleDir, 'assets'));
   writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/console/assets/app-ABC.js"></script>');
   writeFileSync(join(consoleDir, 'assets/app-ABC.js'), 'console.log("hi")');
-  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '100' } });
+  // one upstream image call at a time: a held call keeps the next job waiting in the schedule
+  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '100' }, worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' } });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -115,6 +116,22 @@ test('usage: daily aggregates per account and relay, the ledger by key, keys las
   expect(traffic.minutes.reduce((n, m) => n + m.clientErrors, 0)).toBe(1);
   expect(traffic.minutes.every((m) => m.avgMs >= 0 && m.p95Ms >= 100)).toBe(true);
   expect((await get('/stats/traffic?hours=25')).status).toBe(400);
+});
+
+test('the schedule: pending jobs per lane and account, running per account', async () => {
+  const { key, accountId } = await stack.newKey();
+  await stack.fault({ type: 'hold', api: 'images' });
+  const image = { model: 'vendor-gen-4-0-250828', prompt: 'a queue' };
+  expect((await postJson(`${stack.url}/v1/images/generations`, image, key, { Prefer: 'respond-async' })).status).toBe(202);
+  await waitFor(async () => (await stack.simStats()).holding === 1, 20_000, 'the first call held');
+  expect((await postJson(`${stack.url}/v1/images/generations`, image, key, { Prefer: 'respond-async' })).status).toBe(202);
+  type Schedule = { queues: Array<{ name: string; lanes: Array<{ lane: string; jobs: number; cost: number; accounts: Array<{ accountId: string; jobs: number }> }>; running: Array<{ accountId: string; jobs: number }>; dispatching: number }> };
+  const images = (await get<Schedule>('/stats/schedule')).body.queues.find((q) => q.name === 'images')!;
+  expect(images.lanes.map((l) => l.lane)).toEqual(['interactive', 'async', 'batch']);
+  expect(images.lanes[1]).toEqual({ lane: 'async', jobs: 1, cost: 1, accounts: [{ accountId, jobs: 1, cost: 1 }] });
+  expect(images.running).toEqual([{ accountId, jobs: 1, cost: 1 }]);
+  expect(await stack.release()).toBe(1);
+  await waitFor(async () => (await get<Schedule>('/stats/schedule')).body.queues.find((q) => q.name === 'images')!.running.length === 0 || undefined, 20_000, 'both jobs done');
 });
 
 test('queue counts and the catalog', async () => {

@@ -5,6 +5,7 @@ import { imageRequestFields, speechRequestFields } from '@relay/jobs';
 import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
 import { scheduleSchema } from '../admin/schedule-routes.js';
 import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
+import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
 import { countTokensBody } from '../gemini/count-tokens.js';
@@ -51,6 +52,7 @@ export function componentSchemas(catalog: Catalog) {
     DailyUsage: schemaOf(dailyUsageSchema),
     Traffic: schemaOf(trafficSchema),
     QueueStats: schemaOf(queueStatsSchema),
+    ScheduleStats: schemaOf(scheduleStatsSchema),
     AdminCatalog: schemaOf(adminCatalogSchema),
     ConsoleConfig: schemaOf(consoleConfigSchema),
   };

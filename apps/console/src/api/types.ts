@@ -18,6 +18,7 @@ export type UsageQuery = z.input<typeof contract.usageQuery>;
 export type DailyUsage = z.output<typeof contract.dailyUsageSchema>;
 export type Traffic = z.output<typeof contract.trafficSchema>;
 export type QueueStats = z.output<typeof contract.queueStatsSchema>;
+export type ScheduleStats = z.output<typeof contract.scheduleStatsSchema>;
 export type AdminCatalog = z.output<typeof contract.adminCatalogSchema>;
 export type ImageRequest = z.input<typeof contract.imageRequestFields>;
 export type ImagesResponse = z.output<typeof contract.imagesResponseSchema>;

@@ -50,8 +50,9 @@ export function QueuesPage() {
           </section>
         ))}
       </Loading>
-      <h2>Lanes and accounts</h2>
-      <p class="coming">Pending jobs per lane and per account come with fair scheduling.</p>
+      <p>
+        Jobs not yet handed to the workers wait in the fair schedule: see <a href="/console/scheduling">Scheduling</a> for pending jobs per lane and account.
+      </p>
     </>
   );
 }
