@@ -75,7 +75,7 @@ export function createApp(deps: ApiDeps) {
     app.use(
       '/admin',
       admin,
-      scheduleRoutes(deps.accounts, { images: deps.queues.images.scheduler, speech: deps.queues.speech.scheduler }, config.BODY_LIMIT_BYTES),
+      scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
       errorHandler('openai', log),
     );
   }

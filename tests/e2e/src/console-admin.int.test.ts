@@ -126,12 +126,12 @@ test('the schedule: pending jobs per lane and account, running per account', asy
   await waitFor(async () => (await stack.simStats()).holding === 1, 20_000, 'the first call held');
   expect((await postJson(`${stack.url}/v1/images/generations`, image, key, { Prefer: 'respond-async' })).status).toBe(202);
   type Schedule = { queues: Array<{ name: string; lanes: Array<{ lane: string; jobs: number; cost: number; accounts: Array<{ accountId: string; jobs: number }> }>; running: Array<{ accountId: string; jobs: number }>; dispatching: number }> };
-  const images = (await get<Schedule>('/stats/schedule')).body.queues.find((q) => q.name === 'images')!;
+  const images = (await get<Schedule>('/schedule')).body.queues.find((q) => q.name === 'images')!;
   expect(images.lanes.map((l) => l.lane)).toEqual(['interactive', 'async', 'batch']);
   expect(images.lanes[1]).toEqual({ lane: 'async', jobs: 1, cost: 1, accounts: [{ accountId, jobs: 1, cost: 1 }] });
   expect(images.running).toEqual([{ accountId, jobs: 1, cost: 1 }]);
   expect(await stack.release()).toBe(1);
-  await waitFor(async () => (await get<Schedule>('/stats/schedule')).body.queues.find((q) => q.name === 'images')!.running.length === 0 || undefined, 20_000, 'both jobs done');
+  await waitFor(async () => (await get<Schedule>('/schedule')).body.queues.find((q) => q.name === 'images')!.running.length === 0 || undefined, 20_000, 'both jobs done');
 });
 
 test('queue counts and the catalog', async () => {

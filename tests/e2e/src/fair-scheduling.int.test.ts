@@ -3,12 +3,13 @@ import { waitFor } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 /**
- * The issue's scenarios at CI size (4 upstream calls at once, 100 ms each), asserted as ratios:
- * the benchmark (npm run bench) prints the full-size figures.
+ * The issue's scenarios at CI size (4 upstream calls at once, 200 ms each), asserted as ratios
+ * loose enough for a loaded 2-core CI machine (the relay's own per-call work inside a lease grows
+ * with the load): the benchmark (npm run bench) prints the full-size figures.
  */
 let stack: Stack;
 const SLOTS = 4;
-const LATENCY_MS = 100;
+const LATENCY_MS = 200;
 beforeAll(async () => {
   stack = await startStack({ simulator: { SIM_LATENCY_MS: String(LATENCY_MS) }, worker: { IMAGES_MAX_CONCURRENT: String(SLOTS), IMAGES_CONCURRENCY: '16' } });
 }, 60_000);
@@ -56,7 +57,8 @@ test("one account's 200 async jobs never hold another's interactive requests, an
   console.log(`interactive p95 ${Math.round(p95)} ms beside a backlog that drained in ${drainMs} ms (ideal ${(210 * LATENCY_MS) / SLOTS}); upstream utilisation ${(utilisation * 100).toFixed(1)}%, max in flight ${sim.maxInflight}`);
   // in a FIFO queue each of them waited behind the backlog: most of the drain
   expect(p95).toBeLessThan(drainMs / 10);
-  expect(utilisation).toBeGreaterThan(0.8);
+  expect(drainMs).toBeLessThan(1.5 * ((210 * LATENCY_MS) / SLOTS));
+  expect(utilisation).toBeGreaterThan(0.75);
   expect(sim.maxInflight).toBeLessThanOrEqual(SLOTS);
 }, 180_000);
 
@@ -92,8 +94,9 @@ test('an account capped at 1 job in flight never has more; the others use the re
   let mostCapped = 0;
   let mostFree = 0;
   await waitFor(async () => {
-    const schedule = (await (await stack.admin('GET', '/schedule')).json()) as { images: { running: Array<{ accountId: string; jobs: number }> } };
-    const running = (id: string) => schedule.images.running.find((r) => r.accountId === id)?.jobs ?? 0;
+    const schedule = (await (await stack.admin('GET', '/schedule')).json()) as { queues: Array<{ name: string; running: Array<{ accountId: string; jobs: number }> }> };
+    const images = schedule.queues.find((q) => q.name === 'images')!;
+    const running = (id: string) => images.running.find((r) => r.accountId === id)?.jobs ?? 0;
     mostCapped = Math.max(mostCapped, running(capped.accountId));
     mostFree = Math.max(mostFree, running(free.accountId));
     return (await settledAt(capped.accountId)).length === 12 && (await settledAt(free.accountId)).length === 12;

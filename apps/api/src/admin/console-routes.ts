@@ -9,7 +9,6 @@ import { parseOrThrow } from '../http/validate.js';
 import type { Queues } from '../jobs/queues.js';
 import { readTraffic, trafficQuery } from '../stats/read-traffic.js';
 import { DASHBOARD_PATH } from './dashboard.js';
-import { readScheduleStats } from './schedule-stats.js';
 import { accountListQuery, dailyQuery, jobStates, type AccountSummary, type QueueStats } from './console-schemas.js';
 
 export interface ConsoleAdminDeps {
@@ -85,10 +84,6 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
       ),
     };
     res.json(answer);
-  });
-
-  router.get('/stats/schedule', async (_req, res) => {
-    res.json(await readScheduleStats(queues));
   });
 
   router.get('/catalog', (_req, res) => {

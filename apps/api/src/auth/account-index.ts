@@ -22,7 +22,7 @@ const MAX_WORDS = 16;
 /** The lowercased words of a name (letters and digits), at most MAX_WORDS of them. */
 export const searchWords = (text: string) => [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean))].slice(0, MAX_WORDS);
 
-export function indexAccount(tx: ChainableCommander, prefix: string, account: Account) {
+export function indexAccount(tx: ChainableCommander, prefix: string, account: Pick<Account, 'id' | 'name' | 'createdAt'>) {
   const keys = accountIndexKeys(prefix);
   tx.zadd(keys.byTime, account.createdAt, account.id);
   const members = [...searchWords(account.name), account.id].flatMap((word) => [0, `${word}${SEP}${account.id}`]);

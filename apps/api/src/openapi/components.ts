@@ -3,7 +3,6 @@ import { dailyUsageSchema, ledgerPageSchema } from '@relay/billing';
 import type { Catalog } from '@relay/core';
 import { imageRequestFields, speechRequestFields } from '@relay/jobs';
 import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
-import { scheduleSchema } from '../admin/schedule-routes.js';
 import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
@@ -38,7 +37,6 @@ export function componentSchemas(catalog: Catalog) {
     GoogleError: schemaOf(googleErrorSchema),
     AccountBody: schemaOf(accountBody),
     AccountScheduleBody: schemaOf(accountScheduleBody),
-    Schedule: schemaOf(scheduleSchema),
     KeyBody: schemaOf(keyBody),
     CreditBody: schemaOf(creditBody),
     Account: schemaOf(accountSchema),

@@ -53,9 +53,6 @@ export function consolePaths() {
     '/admin/stats/queues': {
       get: { tags: ['admin'], summary: 'Jobs per queue and state, and the latest failures', security: admin, responses: { '200': ok('Queue counts', 'QueueStats'), ...errors('OpenAIError', [401]) } },
     },
-    '/admin/stats/schedule': {
-      get: { tags: ['admin'], summary: 'The fair schedule: pending jobs per lane and account, running per account', security: admin, responses: { '200': ok('Per queue', 'ScheduleStats'), ...errors('OpenAIError', [401]) } },
-    },
     '/admin/catalog': {
       get: { tags: ['admin'], summary: 'The models, prices and voices the relay serves', security: admin, responses: { '200': ok('The catalog', 'AdminCatalog'), ...errors('OpenAIError', [401]) } },
     },

@@ -76,7 +76,7 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
         },
       },
       '/admin/schedule': {
-        get: { tags: ['admin'], summary: 'Pending work per queue, lane and account; dispatched work per account', security: admin, responses: { '200': ok('The schedule', 'Schedule'), ...errors('OpenAIError', [401]) } },
+        get: { tags: ['admin'], summary: 'Pending work per queue, lane and account; dispatched work per account', security: admin, responses: { '200': ok('The schedule', 'ScheduleStats'), ...errors('OpenAIError', [401]) } },
       },
       '/admin/accounts/{id}/keys': {
         get: { tags: ['admin'], summary: "The account's keys", security: admin, parameters: [pathId('id')], responses: { '200': ok('Keys, never their secrets', 'KeyList'), ...errors('OpenAIError', [401, 404]) } },

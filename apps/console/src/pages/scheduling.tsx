@@ -12,7 +12,7 @@ const accountLink = (row: Row) => <a href={accountPath(row.accountId)}>{row.acco
 
 /** The fair schedule of each queue: what waits in which lane for which account, and what runs. */
 export function SchedulingPage() {
-  const stats = useAdmin<ScheduleStats>('/stats/schedule', 5_000);
+  const stats = useAdmin<ScheduleStats>('/schedule', 5_000);
   return (
     <>
       <h1>Scheduling</h1>
