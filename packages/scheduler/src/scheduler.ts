@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
@@ -51,6 +52,7 @@ export interface SchedulerSettings {
 
 /** A promote that does not happen at once is retried after this long; a job still missing after PROMOTE_GIVE_UP_MS is dropped. */
 const PROMOTE_RETRY_MS = 2_000;
+const PROMOTE_PAUSES_MS = [10, 40, 150, 800];
 const PROMOTE_GIVE_UP_MS = 60_000;
 
 /**
@@ -67,13 +69,23 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   const lanes = LANES.join(' ');
   const run = (script: string, ...args: Array<string | number>) => redis.eval(script, 1, `${S}:jobs`, S, ...args);
 
-  /** Moves picked jobs from parked to waiting; one that cannot move yet stays for recover(). */
+  /**
+   * Moves a picked job from parked to waiting. A job picked between its enqueue and its parked
+   * add (admission does them in that order) is not parked yet: tried again a few times over
+   * ~1 s, as the add lands within milliseconds; whatever still fails is left to recover().
+   */
   async function promote(jobId: string) {
-    try {
-      await queue.backend.promote(jobId);
-      await redis.zrem(`${S}:dispatching`, jobId);
-    } catch {
-      // not parked (yet): its add may still be on its way, or it was cancelled; recover() decides
+    for (const pause of PROMOTE_PAUSES_MS) {
+      try {
+        await queue.backend.promote(jobId);
+        await redis.zrem(`${S}:dispatching`, jobId);
+        return;
+      } catch {
+        const state = await queue.getJobState(jobId);
+        if (state === 'unknown') await sleep(pause); // its add is on its way
+        else if (state !== 'delayed') return; // moved on already: recover() tidies up
+        // parked by now: promote again at once
+      }
     }
   }
 

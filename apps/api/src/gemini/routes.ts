@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ownValue, type Catalog } from '@relay/core';
+import { MAX_PART_CHARS } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
@@ -53,7 +54,7 @@ export function geminiRoutes(deps: GeminiDeps) {
         const id = String(req.params.modelAction).slice(0, -COUNT_TOKENS.length);
         next(ownValue(deps.catalog.speechModels, id) ? undefined : modelNotFound(version, id, 'countTokens'));
       },
-      jsonBody(deps.config.BODY_LIMIT_BYTES),
+      jsonBody(deps.config.BODY_LIMIT_BYTES, 6 * MAX_PART_CHARS),
       (req: Request, res: Response) => void res.json(countTokens(parseOrThrow(countTokensBody, req.body))),
     );
   }

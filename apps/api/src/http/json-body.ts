@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@relay/core';
-import { checkJsonShape } from './json-shape.js';
+import { checkJsonShape, DEFAULT_JSON_SHAPE } from './json-shape.js';
 
 /** RFC 8259 8.1: JSON exchanged between systems must be UTF-8. */
 const UTF8 = /^utf-?8$/i;
@@ -10,13 +10,14 @@ const UTF8 = /^utf-?8$/i;
  * body a 413 (the error handler maps body-parser's errors), a body too deep or too busy to be
  * any request of this API a 400 before it is parsed. Anything but an object is a 400.
  */
-export function jsonBody(limitBytes: number) {
+export function jsonBody(limitBytes: number, maxStringBytes = DEFAULT_JSON_SHAPE.maxStringBytes) {
+  const shape = { ...DEFAULT_JSON_SHAPE, maxStringBytes };
   const parse = express.json({
     limit: limitBytes,
     strict: true,
     type: () => true,
     verify: (_req, _res, raw) => {
-      const refused = checkJsonShape(raw);
+      const refused = checkJsonShape(raw, shape);
       if (refused) throw new AppError('invalid_request', refused);
     },
   });

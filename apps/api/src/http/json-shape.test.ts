@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { checkJsonShape, DEFAULT_JSON_SHAPE } from './json-shape.js';
 
 const check = (text: string, limits = DEFAULT_JSON_SHAPE) => checkJsonShape(Buffer.from(text), limits);
-const small = { maxDepth: 3, maxTokens: 20, maxBareBytes: 100 };
+const small = { maxDepth: 3, maxTokens: 20, maxBareBytes: 100, maxStringBytes: 8 * 1024 * 1024 };
 
 describe('the JSON shape pre-scan', () => {
   test('ordinary request bodies pass', () => {
@@ -45,5 +45,10 @@ describe('the JSON shape pre-scan', () => {
   test('unterminated strings and junk are left for JSON.parse to refuse', () => {
     expect(check('{"a":"never closed')).toBeUndefined();
     expect(check('not json at all')).toBeUndefined();
+  });
+
+  test('a string longer than any field takes is refused before parsing', () => {
+    expect(check(JSON.stringify({ prompt: 'p'.repeat(65 * 1024) }))).toMatch(/string of 66560 bytes; no field of this endpoint takes more than 65536/);
+    expect(check(JSON.stringify({ prompt: 'p'.repeat(64 * 1024) }))).toBeUndefined();
   });
 });

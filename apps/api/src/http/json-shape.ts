@@ -14,9 +14,11 @@ export interface JsonShapeLimits {
   maxTokens: number;
   /** Bytes outside strings (structure, numbers, whitespace). */
   maxBareBytes: number;
+  /** The longest string (raw bytes, escapes included) any field of the endpoint takes. */
+  maxStringBytes: number;
 }
 
-export const DEFAULT_JSON_SHAPE: JsonShapeLimits = { maxDepth: 32, maxTokens: 10_000, maxBareBytes: 1024 * 1024 };
+export const DEFAULT_JSON_SHAPE: JsonShapeLimits = { maxDepth: 32, maxTokens: 10_000, maxBareBytes: 1024 * 1024, maxStringBytes: 64 * 1024 };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -41,6 +43,9 @@ export function checkJsonShape(body: Buffer, limits: JsonShapeLimits = DEFAULT_J
         let slashes = 0;
         while (quote - 1 - slashes > i && body[quote - 1 - slashes] === BACKSLASH) slashes += 1;
         if (slashes % 2 === 0) {
+          if (quote - i - 1 > limits.maxStringBytes) {
+            return `the JSON body holds a string of ${quote - i - 1} bytes; no field of this endpoint takes more than ${limits.maxStringBytes}`;
+          }
           i = quote;
           break;
         }

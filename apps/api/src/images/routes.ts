@@ -2,7 +2,7 @@ import express from 'express';
 import type { Job } from 'bullmq';
 import { ownValue, parseUrlPolicy, type BlobStore } from '@relay/core';
 import { imageCost } from '@relay/billing';
-import { endUserOf, generationsOf, imageJobResultSchema, imageRequestSchema, maxImagesOf, type ImageJob } from '@relay/jobs';
+import { endUserOf, generationsOf, imageJobResultSchema, imageRequestSchema, maxImageEntryChars, maxImagesOf, type ImageJob } from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -26,7 +26,7 @@ export function imagesRoutes(deps: EndpointDeps) {
     '/v1/images/generations',
     authenticate(deps.accounts, OPENAI_KEYS),
     deps.limits.requests,
-    jsonBody(deps.config.BODY_LIMIT_BYTES),
+    jsonBody(deps.config.BODY_LIMIT_BYTES, maxImageEntryChars(deps.config.INPUT_IMAGE_MAX_BYTES)),
     async (req: express.Request, res: express.Response) => {
       const request = parseOrThrow(schema, req.body);
       const inputs = await checkInputImages(request.image, inputLimits);

@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
 import { ownValue, type BlobStore } from '@relay/core';
 import { speechReservation } from '@relay/billing';
-import { speechJobCost, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
+import { MAX_PART_CHARS, speechJobCost, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -58,7 +58,8 @@ export function speechRoutes(deps: EndpointDeps) {
       res.locals.target = target;
       next();
     },
-    jsonBody(deps.config.BODY_LIMIT_BYTES),
+    // a text part, every character a JSON escape at worst
+    jsonBody(deps.config.BODY_LIMIT_BYTES, 6 * MAX_PART_CHARS),
     async (req: Request, res: Response) => {
       const { model, action } = res.locals.target as Target;
       const speechModel = ownValue(deps.catalog.speechModels, model)!;

@@ -2,6 +2,9 @@
 export const INPUT_IMAGE_FORMATS = ['jpeg', 'jpg', 'png', 'webp', 'bmp', 'tiff', 'gif', 'heic', 'heif'] as const;
 export type InputImageFormat = (typeof INPUT_IMAGE_FORMATS)[number];
 
+/** The longest `image` string a request can need: an inline image at `maxBytes`, base64, with its prefix. */
+export const maxImageEntryChars = (maxBytes: number) => Math.ceil(maxBytes / 3) * 4 + 64;
+
 /** Longer than any real signed link (TOS/S3 presigned URLs are ~1-2 KB); URLs are stored in job data. */
 export const MAX_IMAGE_URL_CHARS = 4096;
 

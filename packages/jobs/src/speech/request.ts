@@ -6,7 +6,7 @@ import type { SpeechModel } from '@relay/core';
  * names as Google's SDKs send them. Unknown fields are refused at every level.
  */
 /** Above every model's own cap (maxInputChars): it only bounds what one part can cost to read. */
-const MAX_PART_CHARS = 100_000;
+export const MAX_PART_CHARS = 100_000;
 /** Short labels: voices, speakers, roles. */
 const label = (what: string) => z.string({ error: `${what} must be a string` }).max(100, `${what} must be at most 100 characters`);
 
