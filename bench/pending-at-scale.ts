@@ -15,7 +15,9 @@ const usedMemory = async (redis: Redis) => Number(/used_memory:(\d+)/.exec(await
 export async function pendingAtScale(redisUrl: string, jobs: number, accounts: number) {
   const prefix = `bench-scale-${Date.now()}`;
   const redis = new Redis(redisUrl);
-  const queue = new Queue('images', { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix: bullPrefix(prefix), defaultJobOptions: jobOptions({ attempts: 4, backoffMs: 1000, keepSeconds: 86_400 }) });
+  // BullMQ leaves a connection it was handed open on close(): keep it to close it here
+  const queueConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue('images', { connection: queueConnection, prefix: bullPrefix(prefix), defaultJobOptions: jobOptions({ attempts: 4, backoffMs: 1000, keepSeconds: 86_400 }) });
   let picked: string | undefined;
   const scheduler = schedulerFor(redis, queue, prefix, 'images', { onDispatched: (picks) => (picked = picks[0]?.jobId) });
   const billing = createBilling(redis, prefix);
@@ -66,6 +68,7 @@ export async function pendingAtScale(redisUrl: string, jobs: number, accounts: n
     const keys = await redis.keys(`${prefix}:*`);
     for (let i = 0; i < keys.length; i += 1000) await redis.del(...keys.slice(i, i + 1000));
     await queue.close();
+    queueConnection.disconnect();
     redis.disconnect();
   }
 }
