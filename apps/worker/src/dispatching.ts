@@ -30,6 +30,9 @@ const RECOVER_EVERY_TICKS = 10;
 export function startDispatching(settings: DispatchSettings) {
   const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const schedulers = {} as Record<QueueName, Scheduler>;
+  // jobs whose place this process already freed when their calls were over: their end needs no
+  // second round trip (the schedule would ignore it anyway)
+  const freed = new Set<string>();
   for (const worker of settings.workers) {
     const name = worker.name as QueueName;
     const log = settings.log.child({ queue: name });
@@ -39,10 +42,10 @@ export function startDispatching(settings: DispatchSettings) {
     });
     schedulers[name] = scheduler;
     const ended = (jobId: string | undefined) => {
-      if (!jobId) return;
+      if (!jobId || freed.delete(jobId)) return;
       scheduler
         .finished(jobId)
-        .then(() => scheduler.nudge())
+        .then(({ pending }) => pending && scheduler.nudge())
         .catch((err: Error) => log.warn({ jobId, err: err.message }, 'could not end a job in the schedule; the next recovery will'));
     };
     worker.on('completed', (job) => ended(job.id));
@@ -76,9 +79,11 @@ export function startDispatching(settings: DispatchSettings) {
     /** A job is past its upstream calls: its place in the window goes to the next one now. */
     callsOver(name: QueueName, jobId: string) {
       const scheduler = schedulers[name];
+      if (freed.size > 100_000) freed.clear(); // ids of jobs that never ended here (taken over elsewhere)
+      freed.add(jobId);
       scheduler
         .finished(jobId)
-        .then(() => scheduler.nudge())
+        .then(({ pending }) => pending && scheduler.nudge())
         .catch((err: Error) => settings.log.warn({ jobId, err: err.message }, 'could not free a place in the schedule; the job end will'));
     },
     stop: () => clearInterval(timer),

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { AppError } from '@relay/core';
+import { AppError, evalScript } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import { BEGIN, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
 
@@ -68,7 +68,8 @@ export function createBilling(redis: Redis, prefix: string): Billing {
     const now = Date.now();
     const [day, month] = [utcDay(now), utcMonth(now)];
     const [status = -1, , , charged = 0] = asNumbers(
-      await redis.eval(
+      await evalScript(
+        redis,
         CLOSE,
         7,
         keys.reservation(jobId),
@@ -92,7 +93,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   return {
     async reserve(r) {
       const [status, balance = 0, reserved = 0] = asNumbers(
-        await redis.eval(RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
+        await evalScript(redis, RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
       );
       if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
       if (status === 0) {
@@ -120,17 +121,17 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       return { applied };
     },
     async begin(jobId) {
-      return Number(await redis.eval(BEGIN, 1, keys.reservation(jobId))) === 1;
+      return Number(await evalScript(redis, BEGIN, 1, keys.reservation(jobId))) === 1;
     },
     async openLongerThan(olderThanMs, limit) {
-      return (await redis.eval(OPEN_LONGER_THAN, 1, keys.open, olderThanMs, limit)) as string[];
+      return (await evalScript(redis, OPEN_LONGER_THAN, 1, keys.open, olderThanMs, limit)) as string[];
     },
     async reservationState(jobId) {
       const state = await redis.hget(keys.reservation(jobId), 'state');
       return (state ?? undefined) as ReservationState | undefined;
     },
     async credit(accountId, amount, note = '') {
-      const [status, balance = 0] = asNumbers(await redis.eval(CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note));
+      const [status, balance = 0] = asNumbers(await evalScript(redis, CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note));
       if (status === -1) throw new AppError('not_found', `no account ${accountId}`);
       if (status === 0) throw new AppError('invalid_request', `a debit of ${-amount} would leave the balance (${balance}) below zero`, { param: 'amount' });
       return { balance };

@@ -12,3 +12,4 @@ export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './own.js';
 export * from './net/url-policy.js';
+export * from './lua.js';

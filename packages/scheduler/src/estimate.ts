@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { LANES, type Lane } from '@relay/jobs';
 import { SNAPSHOT } from './scripts.js';
+import { evalScript } from '@relay/core';
 
 export interface StartEstimate {
   /** Jobs that will start before this one, as the schedule stands. */
@@ -24,7 +25,7 @@ interface Keys {
  * be enqueued (the depth guard judges a caller by that, not by everyone's backlog).
  */
 export async function estimateStart(redis: Redis, keys: Keys, quantum: number, lane: Lane, accountId: string, jobId?: string): Promise<StartEstimate> {
-  const reply = (await redis.eval(SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
+  const reply = (await evalScript(redis, SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
     number,
     number,
     string,

@@ -150,3 +150,42 @@ test('the estimate of a new job counts its own lane and account, not every backl
   const newcomer = await estimateStart(redis, keys, 1, 'async', 'newcomer');
   expect(newcomer.position).toBeLessThan(5);
 });
+
+test('admission hands a job out at once only while nothing is pending and the window has room', async () => {
+  const id = (n: number) => `img_${String(9_000 + n).padStart(32, '0')}`;
+  // no live worker: no room, so the job waits its turn
+  expect(await scheduler.admit(id(0), 'interactive', 'a', 1)).toBe('queued');
+  await scheduler.cancel(id(0));
+
+  await scheduler.heartbeat('w1', 2, 10_000, 0);
+  expect(await scheduler.admit(id(1), 'interactive', 'a', 1)).toBe('started');
+  expect((await scheduler.stats()).running.get('a')).toEqual({ count: 1, cost: 1 });
+  // an account at its cap waits even with room
+  await setAccount('b', { maxInFlight: 1 });
+  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('started');
+  expect(await scheduler.admit(id(3), 'async', 'b', 1)).toBe('queued');
+  // something pending: nobody jumps it, though the window (2) has room after a finish
+  await scheduler.finished(id(1));
+  expect(await scheduler.admit(id(4), 'interactive', 'c', 1)).toBe('queued');
+  // the same id twice is not admitted twice
+  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('queued');
+  const stats = await scheduler.stats();
+  expect(stats.running.get('b')).toEqual({ count: 1, cost: 1 });
+  expect(stats.pending.async.get('b')?.count).toBe(1);
+  expect(stats.pending.interactive.get('c')?.count).toBe(1);
+  // a job started at admission is watched until it is in BullMQ
+  expect(stats.dispatching).toBe(1);
+  await scheduler.added(id(2));
+  expect((await scheduler.stats()).dispatching).toBe(0);
+});
+
+test('a started admission whose job never reached BullMQ is given up by recover(), freeing its place', async () => {
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
+  const lost = `img_${String(9_100).padStart(32, '0')}`;
+  expect(await scheduler.admit(lost, 'async', 'a', 1)).toBe('started');
+  // as if the api died between admission and add, a minute ago
+  await redis.zadd(`${prefix}:sched:images:dispatching`, Date.now() - 120_000, lost);
+  await scheduler.recover();
+  expect((await scheduler.stats()).running.size).toBe(0);
+  expect(await scheduler.admit(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
+});

@@ -3,7 +3,8 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
-import { CANCEL, DISPATCH, ENQUEUE, FINISH, HEARTBEAT, STATS } from './scripts.js';
+import { ADMIT, CANCEL, DISPATCH, ENQUEUE, FINISH, HEARTBEAT, STATS } from './scripts.js';
+import { evalScript } from '@relay/core';
 
 /** Per account: jobs and cost units. */
 export type Tally = Map<string, { count: number; cost: number }>;
@@ -67,7 +68,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   const B = `${settings.bullPrefix}:${settings.queueName}`;
   const A = `${settings.prefix}:account:`;
   const lanes = LANES.join(' ');
-  const run = (script: string, ...args: Array<string | number>) => redis.eval(script, 1, `${S}:jobs`, S, ...args);
+  const run = (script: string, ...args: Array<string | number>) => evalScript(redis, script, 1, `${S}:jobs`, S, ...args);
 
   /**
    * Moves a picked job from parked to waiting. A job picked between its enqueue and its parked
@@ -124,6 +125,21 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       return Number(await run(ENQUEUE, jobId, lane, accountId, Math.max(1, Math.round(cost)))) === 1;
     },
 
+    /**
+     * Admits an accepted job: `started` when it was handed to the workers at once (nothing
+     * pending, room in the window: add it to BullMQ as a waiting job, then call `added`),
+     * `queued` when it waits for its turn (add it parked; a dispatch promotes it).
+     */
+    async admit(jobId: string, lane: Lane, accountId: string, cost: number): Promise<'started' | 'queued'> {
+      const reply = Number(await run(ADMIT, A, jobId, lane, accountId, Math.max(1, Math.round(cost))));
+      return reply === 2 ? 'started' : 'queued';
+    },
+
+    /** A job admitted as `started` is in BullMQ: nothing left for recover() to watch. */
+    async added(jobId: string) {
+      await redis.zrem(`${S}:dispatching`, jobId);
+    },
+
     /** Takes a still-pending job out (its client left); false once it was dispatched. */
     async cancel(jobId: string) {
       return Number(await run(CANCEL, jobId)) === 1;
@@ -131,10 +147,12 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
     /**
      * A dispatched job is past its upstream calls, or ended: its place in the window and its
-     * account's share are free again (the second call for one job does nothing).
+     * account's share are free again (the second call for one job does nothing). `pending`: jobs
+     * wait for the place, so a dispatch is worth running.
      */
     async finished(jobId: string) {
-      return Number(await run(FINISH, jobId)) === 1;
+      const reply = Number(await run(FINISH, jobId));
+      return { freed: reply > 0, pending: reply === 2 };
     },
 
     dispatch,

@@ -15,7 +15,8 @@ export interface Admission {
 /**
  * Money first: the request's maximum cost is reserved before any work (uploading inputs,
  * queueing). The job then joins its account's line in its lane and is added to BullMQ parked
- * (delayed far ahead) until the scheduler promotes it. It is enqueued before it
+ * (delayed far ahead) until the scheduler promotes it, or straight to waiting when nothing is
+ * pending and the window has room (the scheduler counts it as handed out). It is enqueued before it
  * is added: a dispatcher that picks it before the add lands promotes it once it does, while a
  * job added but never enqueued would stay parked. If anything fails before the job is queued, the
  * reservation is released; a job whose reservation is gone is never run by a worker.
@@ -32,14 +33,21 @@ export async function submitJob<P extends { meta: JobMeta }>(
 ): Promise<Job> {
   const { jobId, accountId } = reservation;
   await billing.reserve(reservation);
+  let started = false;
   try {
     const payload = await prepare();
-    await handle.scheduler.enqueue(jobId, admission.lane, accountId, admission.cost);
-    const job = await handle.queue.add(name, { ...payload, meta: { ...payload.meta, ...admission } }, { jobId, delay: PARKED_MS });
+    const data = { ...payload, meta: { ...payload.meta, ...admission } };
+    started = (await handle.scheduler.admit(jobId, admission.lane, accountId, admission.cost)) === 'started';
+    if (started) {
+      const job = await handle.queue.add(name, data, { jobId });
+      await handle.scheduler.added(jobId);
+      return job;
+    }
+    const job = await handle.queue.add(name, data, { jobId, delay: PARKED_MS });
     handle.scheduler.nudge();
     return job;
   } catch (error) {
-    await handle.scheduler.cancel(jobId).catch(() => undefined);
+    await (started ? handle.scheduler.finished(jobId) : handle.scheduler.cancel(jobId)).catch(() => undefined);
     await billing.release(jobId).catch(() => undefined);
     throw error;
   }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError } from '@relay/core';
+import { AppError, evalScript } from '@relay/core';
 
 /**
  * Per-key request rate, as a GCRA token bucket in Redis: `limit` requests may come at once,
@@ -36,7 +36,7 @@ export function rateLimit(redis: Redis, prefix: string, bucket: RateLimitBucket)
     const caller = res.locals.caller!;
     const limit = (caller.rateLimitPerMinute ?? bucket.defaultPerMinute) * bucket.multiplier;
     if (limit <= 0) return next();
-    const waitMs = Number(await redis.eval(GCRA, 1, keyOf(caller.keyId), 60_000 / limit, limit));
+    const waitMs = Number(await evalScript(redis, GCRA, 1, keyOf(caller.keyId), 60_000 / limit, limit));
     if (waitMs > 0) {
       throw new AppError('rate_limited', `rate limit of ${limit} ${bucket.name} per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`, {
         retryAfterMs: waitMs,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { evalScript } from '@relay/core';
 
 /**
  * At most `max` calls to one upstream at once, across every worker process: a lease per call
@@ -45,7 +46,7 @@ export function createCallSlots(redis: Redis, subscriber: Redis, key: string, ma
   });
 
   const acquire = async (token: string) => {
-    while (Number(await redis.eval(ACQUIRE, 1, key, max, leaseMs, token)) !== 1) {
+    while (Number(await evalScript(redis, ACQUIRE, 1, key, max, leaseMs, token)) !== 1) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           const at = waiting.indexOf(wake);
@@ -65,12 +66,12 @@ export function createCallSlots(redis: Redis, subscriber: Redis, key: string, ma
     async run(call) {
       const token = randomBytes(12).toString('hex');
       await acquire(token);
-      const renew = setInterval(() => void redis.eval(RENEW, 1, key, leaseMs, token).catch(() => undefined), leaseMs / 3);
+      const renew = setInterval(() => void evalScript(redis, RENEW, 1, key, leaseMs, token).catch(() => undefined), leaseMs / 3);
       try {
         return await call();
       } finally {
         clearInterval(renew);
-        await redis.eval(RELEASE, 2, key, channel, token).catch(() => undefined);
+        await evalScript(redis, RELEASE, 2, key, channel, token).catch(() => undefined);
       }
     },
   };
