@@ -129,6 +129,21 @@ test('money: credit with a note changes the balance and shows in the ledger', as
   await page.getByRole('region', { name: 'Ledger entries, newest first' }).getByText('invoice 42').waitFor();
 });
 
+test("fair share: the account's weight and cap on jobs in flight are set from its page", async () => {
+  await page.getByLabel('Weight (share of the capacity against other waiting accounts; default 1)').fill('0');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Weight: a number from 0.01 to 1000.').waitFor();
+  await page.getByLabel('Weight (share of the capacity against other waiting accounts; default 1)').fill('2.5');
+  await page.getByLabel('Most jobs in flight (empty: no cap of its own)').fill('3');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: weight 2.5, at most 3 jobs in flight.');
+  expect(await json<{ weight: number; maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({ weight: 2.5, maxInFlight: 3 });
+  await page.getByLabel('Most jobs in flight (empty: no cap of its own)').fill('');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: weight 2.5, no cap on jobs in flight.');
+  expect(await json<{ maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({ maxInFlight: null });
+});
+
 test('keys: a new key shows its secret once and works; revoking it makes it fail', async () => {
   await page.getByLabel('Key name').fill('ci key');
   await page.getByLabel('Requests per minute').fill('120');

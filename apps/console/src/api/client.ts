@@ -35,7 +35,7 @@ async function messageOf(res: Response) {
 }
 
 /** One call to the admin API with the signed-in token. */
-export async function admin<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, token = readToken()): Promise<T> {
+export async function admin<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, token = readToken()): Promise<T> {
   if (!token) throw new ApiError(401, 'The admin token was not accepted.');
   const res = await fetch(`/admin${path}`, {
     method,

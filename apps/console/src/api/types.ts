@@ -11,6 +11,7 @@ export type KeyRecord = z.output<typeof contract.keyRecordSchema>;
 export type NewKey = z.output<typeof contract.newKeySchema>;
 export type KeyBody = z.input<typeof contract.keyBody>;
 export type CreditBody = z.input<typeof contract.creditBody>;
+export type AccountScheduleBody = z.input<typeof contract.accountScheduleBody>;
 export type BalanceAnswer = z.output<typeof contract.balanceAnswerSchema>;
 export type LedgerEntry = z.output<typeof contract.ledgerEntrySchema>;
 export type LedgerPage = z.output<typeof contract.ledgerPageSchema>;

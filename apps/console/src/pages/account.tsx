@@ -5,6 +5,7 @@ import { useAdmin } from '../api/use-admin.js';
 import { CreditForm } from '../account/credit-form.js';
 import { KeysPanel } from '../account/keys-panel.js';
 import { Ledger } from '../account/ledger.js';
+import { ScheduleForm } from '../account/schedule-form.js';
 import { dateTime, money } from '../components/format.js';
 import { Loading } from '../components/status.js';
 import { UsageCharts } from '../components/usage-charts.js';
@@ -49,8 +50,13 @@ export function AccountPage() {
               </div>
             </dl>
             <UsageCharts path={`/accounts/${encodeURIComponent(a.id)}/usage/daily`} title="Usage" />
-            <div class="narrow-form">
-              <CreditForm accountId={a.id} onDone={changed} />
+            <div class="grid-2">
+              <div class="narrow-form">
+                <CreditForm accountId={a.id} onDone={changed} />
+              </div>
+              <div class="narrow-form">
+                <ScheduleForm key={a.id} account={a} onDone={account.reload} />
+              </div>
             </div>
             <KeysPanel accountId={a.id} keys={a.keys} onChange={changed} />
             <Ledger accountId={a.id} keys={a.keys} version={ledgerVersion} />

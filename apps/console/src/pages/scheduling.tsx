@@ -62,7 +62,7 @@ export function SchedulingPage() {
           </section>
         ))}
       </Loading>
-      <p class="coming">Each account's weight comes with the scheduler's admin API.</p>
+      <p class="muted">An account's weight and cap on jobs in flight are set on its page (Fair share).</p>
     </>
   );
 }
