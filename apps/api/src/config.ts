@@ -7,6 +7,8 @@ import {
   envUrl,
   logEnv,
   parseEnv,
+  placeholderEnv,
+  refusePlaceholders,
   redisEnv,
   s3Env,
   shutdownEnv,
@@ -58,8 +60,9 @@ export const apiEnvSchema = z.object({
   ...logEnv,
   ...shutdownEnv,
   ...urlPolicyEnv,
+  ...placeholderEnv,
 });
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;
 
-export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema, env);
+export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY'])), env);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogEnv, envInt, envString, logEnv, parseEnv, redisEnv, s3Env, shutdownEnv, urlPolicyEnv, type Env } from '@relay/core';
+import { catalogEnv, envInt, envString, logEnv, parseEnv, placeholderEnv, redisEnv, refusePlaceholders, s3Env, shutdownEnv, urlPolicyEnv, type Env } from '@relay/core';
 
 const MiB = 1024 * 1024;
 
@@ -52,14 +52,21 @@ export const workerEnvSchema = z.object({
    * fails: a store outage shorter than this costs no second upstream call.
    */
   STORE_RETRY_MS: envInt(0).default(30_000),
+  /** Days results are kept in the store (0 = for ever); relay links to older files answer 404. */
+  RETENTION_DAYS: envInt(0, 36_500).default(0),
+  /** Days uploaded inputs are kept (they serve only while their job runs and retries). */
+  INPUT_RETENTION_DAYS: envInt(0, 36_500).default(2),
+  /** How often the retention sweep runs (one worker of the pool does it). */
+  RETENTION_SWEEP_MS: envInt(1_000).default(3_600_000),
   ...redisEnv,
   ...s3Env,
   ...catalogEnv,
   ...logEnv,
   ...shutdownEnv,
   ...urlPolicyEnv,
+  ...placeholderEnv,
 });
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
-export const loadWorkerConfig = (env: Env = process.env) => parseEnv(workerEnvSchema, env);
+export const loadWorkerConfig = (env: Env = process.env) => parseEnv(workerEnvSchema.superRefine(refusePlaceholders(['S3_SECRET_ACCESS_KEY'])), env);

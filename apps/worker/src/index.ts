@@ -2,4 +2,4 @@ export { createWorkers, type Processors } from './workers.js';
 export { createImageProcessor } from './images/process-image-job.js';
 export { createArkImages } from './upstreams/ark/images.js';
 export { upstreamSize } from './images/upstream-size.js';
-export { loadWorkerConfig, type WorkerConfig } from './config.js';
+export { loadWorkerConfig, workerEnvSchema, type WorkerConfig } from './config.js';

@@ -23,6 +23,8 @@ import { createCallSlots } from './upstreams/call-slots.js';
 import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
 import { startReservationSweeper } from './reservation-sweeper.js';
 import { startDispatching } from './dispatching.js';
+import { createBucketWhenReachable } from './bucket.js';
+import { startRetention } from './retention.js';
 import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
 
@@ -134,6 +136,15 @@ await runMain(async () => {
     log,
     () => metrics.reservationsSwept.inc(),
   );
+  const retention = startRetention(
+    store,
+    redis,
+    `${config.REDIS_PREFIX}:retention:lock`,
+    { filesDays: config.RETENTION_DAYS, inputsDays: config.INPUT_RETENTION_DAYS, everyMs: config.RETENTION_SWEEP_MS },
+    log,
+    (prefix, n) => metrics.retentionDeleted.inc({ prefix }, n),
+  );
+  if (config.S3_CREATE_BUCKET) createBucketWhenReachable(store, log);
   const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),
@@ -144,6 +155,7 @@ await runMain(async () => {
   onShutdown(async () => {
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
+    retention.stop();
     dispatching?.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);

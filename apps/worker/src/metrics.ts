@@ -42,6 +42,12 @@ export function createWorkerMetrics(registry: Registry) {
       help: 'Reservations given back because their job never ran (api died between reserving and queueing)',
       registers,
     }),
+    retentionDeleted: new Counter({
+      name: 'relay_retention_deleted_total',
+      help: 'Stored objects deleted because they passed RETENTION_DAYS (files/) or INPUT_RETENTION_DAYS (inputs/)',
+      labelNames: ['prefix'],
+      registers,
+    }),
     bytesStored: new Counter({ name: 'relay_bytes_stored_total', help: 'Bytes of results written to the store', labelNames: ['queue'], registers }),
     charged: new Counter({
       name: 'relay_charged_micro_units_total',

@@ -78,15 +78,25 @@ export type SpeechModel = Catalog['speechModels'][string];
 export type UpstreamConfig = Catalog['upstreams'][string];
 export type UpstreamSize = ImageModel['upstreamSize'];
 
-/** Loads the catalog from RELAY_CONFIG (a JSON file) or the built-in default. */
+/**
+ * Loads the catalog from RELAY_CONFIG or the built-in default. The value is the JSON itself when
+ * it starts with `{` (an env var is all some platforms offer), otherwise a file path (compose
+ * mounts ./config at /app/config).
+ */
 export function loadCatalog(env: Env = process.env): Catalog {
-  const path = env.RELAY_CONFIG;
+  const value = env.RELAY_CONFIG?.trim();
   let raw: unknown = defaultCatalog;
-  if (path) {
+  if (value?.startsWith('{')) {
     try {
-      raw = JSON.parse(readFileSync(path, 'utf8'));
+      raw = JSON.parse(value);
     } catch (error) {
-      throw new ConfigError(`RELAY_CONFIG: cannot read ${path}: ${(error as Error).message}`);
+      throw new ConfigError(`RELAY_CONFIG: the inline JSON does not parse: ${(error as Error).message}`);
+    }
+  } else if (value) {
+    try {
+      raw = JSON.parse(readFileSync(value, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`RELAY_CONFIG: cannot read ${value}: ${(error as Error).message}`);
     }
   }
   const parsed = catalogSchema.safeParse(raw);

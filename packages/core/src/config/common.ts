@@ -17,6 +17,8 @@ export const s3Env = {
   S3_ACCESS_KEY_ID: envString().optional(),
   S3_SECRET_ACCESS_KEY: envString().optional(),
   S3_FORCE_PATH_STYLE: envBool().default(true),
+  /** Create the bucket at start when it is missing (compose: its bundled store starts empty). */
+  S3_CREATE_BUCKET: envBool().default(false),
 };
 
 export const logEnv = {
@@ -26,7 +28,7 @@ export const logEnv = {
   ),
 };
 
-/** Path of the JSON model/upstream/price catalog; unset means the built-in default. */
+/** The JSON model/upstream/price catalog, inline or as a file path; unset means the built-in default. */
 export const catalogEnv = {
   RELAY_CONFIG: envString().optional(),
 };
@@ -39,3 +41,28 @@ export const urlPolicyEnv = {
 export const shutdownEnv = {
   SHUTDOWN_GRACE_MS: envInt(0, 600_000).default(25_000),
 };
+
+/**
+ * The secrets `.env.example` ships are placeholders: a relay started with them would run with a
+ * guessable admin token and store key. Compose hands its active profiles over, so trying the
+ * relay against the bundled simulator needs no editing, while anything else refuses to start.
+ */
+export const placeholderEnv = {
+  RELAY_COMPOSE_PROFILES: envString().optional(),
+};
+
+const PLACEHOLDER = /^change-?me/i;
+
+/** A zod check refusing placeholder values of `names`, unless compose runs the simulator profile. */
+export const refusePlaceholders =
+  (names: string[]) =>
+  (env: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    const profiles = String(env.RELAY_COMPOSE_PROFILES ?? '').split(',').map((p) => p.trim());
+    if (profiles.includes('simulator')) return;
+    for (const name of names) {
+      const value = env[name];
+      if (typeof value === 'string' && PLACEHOLDER.test(value)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'still the placeholder of .env.example: set a secret of your own (e.g. openssl rand -hex 32)' });
+      }
+    }
+  };

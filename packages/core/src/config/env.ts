@@ -29,7 +29,10 @@ export type Env = Record<string, string | undefined>;
 
 /** Parses `env` with `schema`, throwing one ConfigError that names every bad variable. */
 export function parseEnv<S extends z.ZodType>(schema: S, env: Env = process.env): z.output<S> {
-  const result = schema.safeParse(env);
+  // empty means unset before any field sees it: an optional or defaulted field only knows
+  // `undefined` as absent, and compose hands every `${NAME:-}` over as ""
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const result = schema.safeParse(given);
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
   throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);

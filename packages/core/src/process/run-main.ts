@@ -38,4 +38,7 @@ export function onShutdown(stop: () => Promise<void>): void {
 /** Tells a parent that spawned this process with an IPC channel that it is ready (any log level). */
 export function announceReady(info: Record<string, unknown> = {}): void {
   process.send?.({ type: 'ready', ...info });
+  // a parent that dies (npm start killed, a test runner gone) takes its children down with it,
+  // through their usual graceful shutdown, instead of leaving them holding their ports
+  if (process.connected) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }

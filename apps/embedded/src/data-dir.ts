@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * What `npm start` keeps in its data directory (README names these files):
+ *   admin-token    the admin API's token, made once, so `export ADMIN_TOKEN=...` stays true
+ *   demo-key.json  the demo account and its key
+ *   relay.json     where the running relay answers, for the admin CLI; removed at stop
+ *   redis/, s3/    Redis's AOF and the embedded store's files, when npm start runs them
+ */
+export function adminTokenIn(dataDir: string, given: string | undefined): string {
+  if (given) return given;
+  const file = join(dataDir, 'admin-token');
+  if (existsSync(file)) {
+    const saved = readFileSync(file, 'utf8').trim();
+    if (saved) return saved;
+  }
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+export const RUNNING_FILE = 'relay.json';
+
+/** Tells the admin CLI where this relay answers, and with which token, while it runs. */
+export function announceRunning(dataDir: string, info: { url: string; adminToken: string; pid: number }) {
+  writeFileSync(join(dataDir, RUNNING_FILE), JSON.stringify(info, null, 2), { mode: 0o600 });
+  return () => rmSync(join(dataDir, RUNNING_FILE), { force: true });
+}

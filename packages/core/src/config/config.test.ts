@@ -1,0 +1,41 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { expect, test } from 'vitest';
+import { defaultCatalog } from './catalog-default.js';
+import { loadCatalog } from './catalog.js';
+import { refusePlaceholders } from './common.js';
+import { ConfigError, envInt, envString, envUrl, parseEnv } from './env.js';
+
+const schema = z.object({
+  TOKEN: envString().optional(),
+  BASE: envUrl().optional(),
+  PREFIX: envString().default('relay'),
+  PORT: envInt(0, 65535).default(8080),
+});
+
+test('an empty variable is unset: optional fields stay undefined, defaults apply', () => {
+  expect(parseEnv(schema, { TOKEN: '', BASE: '', PREFIX: '', PORT: '' })).toEqual({ PREFIX: 'relay', PORT: 8080 });
+  expect(parseEnv(schema, { TOKEN: 't', BASE: 'http://x:1', PREFIX: '{relay}', PORT: '9' })).toEqual({ TOKEN: 't', BASE: 'http://x:1', PREFIX: '{relay}', PORT: 9 });
+  expect(() => parseEnv(schema, { BASE: 'not a url', PORT: 'x' })).toThrow(/BASE[\s\S]*PORT/);
+});
+
+test('placeholder secrets are refused, unless compose runs the simulator profile', () => {
+  const guarded = z.object({ ADMIN_TOKEN: envString().optional(), RELAY_COMPOSE_PROFILES: envString().optional() }).superRefine(refusePlaceholders(['ADMIN_TOKEN']));
+  expect(() => parseEnv(guarded, { ADMIN_TOKEN: 'change-me-admin-token' })).toThrow(/ADMIN_TOKEN: still the placeholder/);
+  expect(() => parseEnv(guarded, { ADMIN_TOKEN: 'changeme' })).toThrow(ConfigError);
+  expect(parseEnv(guarded, { ADMIN_TOKEN: 'change-me-admin-token', RELAY_COMPOSE_PROFILES: 'simulator' }).ADMIN_TOKEN).toBe('change-me-admin-token');
+  expect(parseEnv(guarded, { ADMIN_TOKEN: 's3cr3t-of-my-own' }).ADMIN_TOKEN).toBe('s3cr3t-of-my-own');
+});
+
+test('RELAY_CONFIG holds the catalog inline or names its file; either way a bad one is a clear error', () => {
+  const tweaked = { ...defaultCatalog, speechModels: {} };
+  expect(Object.keys(loadCatalog({ RELAY_CONFIG: JSON.stringify(tweaked) }).speechModels)).toEqual([]);
+  const file = join(mkdtempSync(join(tmpdir(), 'relay-catalog-')), 'catalog.json');
+  writeFileSync(file, JSON.stringify(tweaked));
+  expect(Object.keys(loadCatalog({ RELAY_CONFIG: file }).speechModels)).toEqual([]);
+  expect(Object.keys(loadCatalog({ RELAY_CONFIG: '' }).imageModels)).toEqual(Object.keys(defaultCatalog.imageModels));
+  expect(() => loadCatalog({ RELAY_CONFIG: '{"imageModels":' })).toThrow(/inline JSON does not parse/);
+  expect(() => loadCatalog({ RELAY_CONFIG: '/nowhere/catalog.json' })).toThrow(/cannot read \/nowhere\/catalog.json/);
+});

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { freePort, portAnswers, repoRoot, startRedis, waitFor } from '@relay/testkit';
+
+/**
+ * `npm start` (apps/embedded) as a newcomer runs it: every process it starts carries its data
+ * directory in its environment, so what it leaves behind can be found by scanning /proc.
+ */
+const redis = await startRedis();
+afterAll(() => redis.stop());
+
+/** Pids of live processes whose environment names this data directory (the launcher's children inherit it). */
+function processesOf(dataDir: string): number[] {
+  const mark = `RELAY_DATA_DIR=${dataDir}\0`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(mark);
+      } catch {
+        return false; // gone meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+async function launch(env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'relay-start-'));
+  const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort() };
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/embedded/src/main.ts'], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL: redis.url, RELAY_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, dataDir, ports, exited, output: () => output };
+}
+
+test('a start that fails half-way (api port taken) stops everything it started and says why', async () => {
+  const blocker = createServer();
+  const taken = await freePort();
+  await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+  try {
+    const run = await launch({ PORT: String(taken) });
+    expect(await run.exited).not.toBe(0);
+    expect(run.output()).toMatch(/EADDRINUSE|address already in use/);
+    // the simulator, the embedded store and the worker had started: none of them is left
+    await waitFor(() => processesOf(run.dataDir).length === 0, 15_000, 'no process left behind');
+    expect(await portAnswers(run.ports.SIM_PORT)).toBe(false);
+    expect(await portAnswers(run.ports.EMBEDDED_S3_PORT)).toBe(false);
+    expect(existsSync(join(run.dataDir, 'relay.json'))).toBe(false);
+  } finally {
+    blocker.close();
+  }
+}, 90_000);
+
+test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killing the launcher takes its children down', async () => {
+  const run = await launch({ ADMIN_TOKEN: '' });
+  await waitFor(() => run.output().includes('admin token:'), 60_000, 'the banner');
+  const token = readFileSync(join(run.dataDir, 'admin-token'), 'utf8').trim();
+  expect(run.output()).toContain(`admin token:  ${token}`);
+  // the banner is the last thing printed: the apps log only warnings here
+  expect(run.output().trimEnd().endsWith('================================================================================')).toBe(true);
+  const running = JSON.parse(readFileSync(join(run.dataDir, 'relay.json'), 'utf8')) as { url: string; adminToken: string };
+  expect(running.adminToken).toBe(token);
+  expect((await fetch(`${running.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  expect(processesOf(run.dataDir).length).toBeGreaterThanOrEqual(4); // launcher, simulator, worker, api
+
+  // not even a chance to clean up: the children notice their parent is gone and stop themselves
+  run.child.kill('SIGKILL');
+  await run.exited;
+  await waitFor(() => processesOf(run.dataDir).length === 0, 30_000, 'children gone with their parent');
+  expect(await portAnswers(run.ports.PORT)).toBe(false);
+}, 120_000);
