@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { repoRoot } from '@relay/testkit';
+import { freePort, repoRoot } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -142,5 +145,41 @@ describe('admin API and CLI', () => {
     const shown = JSON.parse((await run('accounts', 'show', id)).out) as { balance: number; spent: number };
     expect(shown).toMatchObject({ balance: 0, spent: 30_000 });
     expect((await run('nonsense')).code).toBe(2);
+  });
+
+  test('the CLI takes negative amounts as they are, finds the relay npm start runs, and fails in one line', async () => {
+    const run = (env: Record<string, string>, ...args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+          cwd: repoRoot,
+          env: { PATH: process.env.PATH ?? '', ...env },
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        child.on('exit', (code) => resolve({ code, out, err }));
+      });
+    // no ADMIN_URL: the data dir of a running npm start says where it answers and with which token
+    const dataDir = mkdtempSync(join(tmpdir(), 'relay-cli-'));
+    writeFileSync(join(dataDir, 'relay.json'), JSON.stringify({ url: stack.url, adminToken: stack.adminToken, pid: process.pid }));
+    const found = { RELAY_DATA_DIR: dataDir };
+    const { id } = JSON.parse((await run(found, 'accounts', 'create', 'negative')).out) as { id: string };
+    expect((await run(found, 'credits', 'add', id, '50000', 'in')).code).toBe(0);
+    const corrected = await run(found, 'credits', 'add', id, '-20000', 'correction');
+    expect(corrected.err).toBe('');
+    expect(JSON.parse(corrected.out)).toMatchObject({ balance: 30_000 });
+
+    // nothing running: one line that says what to do, no stack trace
+    const nowhere = await run({ RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')), PORT: String(await freePort()), ADMIN_TOKEN: 'x' }, 'accounts', 'list');
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.err.trim().split('\n')).toHaveLength(1);
+    expect(nowhere.err).toMatch(/^no relay answers at http:\/\/127\.0\.0\.1:\d+ .*npm start.*ADMIN_URL/);
+    const refused = await run({ ADMIN_URL: stack.url, ADMIN_TOKEN: 'wrong' }, 'accounts', 'list');
+    expect(refused.code).toBe(1);
+    expect(refused.err.trim()).toBe(`the relay at ${stack.url} refused the admin token: set ADMIN_TOKEN to the one it runs with`);
+    const tokenless = await run({ ADMIN_URL: stack.url, RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')) }, 'accounts', 'list');
+    expect(tokenless.code).toBe(2);
+    expect(tokenless.err).toMatch(/^no admin token/);
   });
 });

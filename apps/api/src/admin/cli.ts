@@ -1,5 +1,6 @@
 /**
- * The admin API from a terminal (reads ADMIN_URL, default http://127.0.0.1:8080, and ADMIN_TOKEN):
+ * The admin API from a terminal. It talks to ADMIN_URL with ADMIN_TOKEN, or without them to the
+ * relay `npm start` runs from this checkout (see cli-target.ts):
  *   npm run admin -- accounts create <name>
  *   npm run admin -- accounts list [search] [--limit n] [--cursor c]
  *   npm run admin -- accounts show <accountId>
@@ -12,6 +13,7 @@
  *   npm run admin -- keys revoke <keyId>
  */
 import { parseArgs } from 'node:util';
+import { findAdminTarget, protectNegatives } from './cli-target.js';
 
 const usage = `usage:
   accounts create <name>
@@ -25,32 +27,51 @@ const usage = `usage:
   keys create <accountId> <name> [--rate-limit <requests per minute>]
   keys revoke <keyId>`;
 
-const base = (process.env.ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const token = process.env.ADMIN_TOKEN;
+const target = findAdminTarget();
+const { args, restore } = protectNegatives(process.argv.slice(2));
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    from: { type: 'string' },
-    to: { type: 'string' },
-    model: { type: 'string' },
-    user: { type: 'string' },
-    key: { type: 'string' },
-    limit: { type: 'string' },
-    cursor: { type: 'string' },
-    'rate-limit': { type: 'string' },
-    weight: { type: 'string' },
-    'max-in-flight': { type: 'string' },
-  },
-});
+const options = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  model: { type: 'string' },
+  user: { type: 'string' },
+  key: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  weight: { type: 'string' },
+  'max-in-flight': { type: 'string' },
+} as const;
 
+const parsed = (() => {
+  try {
+    return parseArgs({ args, allowPositionals: true, options });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+})();
+const values = parsed.values;
+const positionals = parsed.positionals.map(restore);
+
+/** One admin call; expected failures are one line on stderr and exit 1, never a stack. */
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}/admin${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${target.url}/admin${path}`, {
+      method,
+      headers: { authorization: `Bearer ${target.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    console.error(`no relay answers at ${target.url} (from ${target.from}): start one with npm start, or set ADMIN_URL and ADMIN_TOKEN`);
+    process.exit(1);
+  }
   const text = await res.text();
+  if (res.status === 401 || res.status === 403) {
+    console.error(`the relay at ${target.url} refused the admin token: set ADMIN_TOKEN to the one it runs with`);
+    process.exit(1);
+  }
   if (!res.ok) {
     console.error(`${method} ${path} -> ${res.status}: ${text}`);
     process.exit(1);
@@ -87,9 +108,14 @@ const commands: Record<string, () => Promise<void>> = {
   schedule: () => call('GET', '/schedule'),
 };
 
-const command = commands[`${first} ${second}`] ?? (first === 'usage' || first === 'schedule' ? commands[first] : undefined);
-if (!command || !token) {
-  console.error(token ? usage : `ADMIN_TOKEN is not set\n${usage}`);
+const name = Object.hasOwn(commands, `${first} ${second}`) ? `${first} ${second}` : first === 'usage' || first === 'schedule' ? first : undefined;
+const command = name ? commands[name] : undefined;
+if (!command) {
+  console.error(usage);
+  process.exit(2);
+}
+if (!target.token) {
+  console.error(`no admin token: set ADMIN_TOKEN (npm start prints it and keeps it in .data/admin-token)`);
   process.exit(2);
 }
 await command();
