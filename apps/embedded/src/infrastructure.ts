@@ -33,5 +33,5 @@ export async function ensureStore(config: EmbeddedConfig, dataDir: string): Prom
   if (config.S3_ENDPOINT) return undefined;
   const directory = join(dataDir, 's3');
   mkdirSync(directory, { recursive: true });
-  return startLocalS3({ port: config.EMBEDDED_S3_PORT, directory, bucket: process.env.S3_BUCKET || 'relay' });
+  return startLocalS3({ port: config.EMBEDDED_S3_PORT, directory, bucket: process.env.S3_BUCKET || 'relay', signedOnly: true });
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, expect, test } from 'vitest';
 import { freePort, portAnswers, repoRoot, startRedis, waitFor } from '@relay/testkit';
 
@@ -72,6 +73,25 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   expect(running.adminToken).toBe(token);
   expect((await fetch(`${running.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   expect(processesOf(run.dataDir).length).toBeGreaterThanOrEqual(4); // launcher, simulator, worker, api
+
+  // the embedded store answers only the relay: unsigned requests and the public s3rver key are refused
+  const storeUrl = `http://127.0.0.1:${run.ports.EMBEDDED_S3_PORT}`;
+  expect((await fetch(`${storeUrl}/relay?list-type=2`)).status).toBe(403);
+  expect((await fetch(`${storeUrl}/relay/files/planted.jpeg`, { method: 'PUT', body: 'not an image' })).status).toBe(403);
+  const publicKey = new S3Client({ endpoint: storeUrl, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  await expect(publicKey.send(new ListObjectsCommand({ Bucket: 'relay' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+  // while the relay itself stores and serves files
+  const demo = JSON.parse(readFileSync(join(run.dataDir, 'demo-key.json'), 'utf8')) as { key: string };
+  const made = await fetch(`${running.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse' }),
+  });
+  expect(made.status).toBe(200);
+  const { data } = (await made.json()) as { data: Array<{ url: string }> };
+  const file = await fetch(data[0]!.url);
+  expect(file.status).toBe(200);
+  expect(file.headers.get('content-type')).toMatch(/^image\//);
 
   // not even a chance to clean up: the children notice their parent is gone and stop themselves
   run.child.kill('SIGKILL');
