@@ -9,6 +9,7 @@ import {
   parseEnv,
   placeholderEnv,
   refusePlaceholders,
+  requireHashTag,
   redisEnv,
   s3Env,
   shutdownEnv,
@@ -65,4 +66,4 @@ export const apiEnvSchema = z.object({
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;
 
-export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY'])), env);
+export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY'])).superRefine(requireHashTag), env);

@@ -1,5 +1,5 @@
 import { Queue, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { redisConnectionOptions, type Logger } from '@relay/core';
+import { queueConnection, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { cancelled, toJobError } from './job-errors.js';
@@ -68,7 +68,7 @@ export interface RunningWorkers {
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
   const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
     const setup = processors[name];
-    const queue = new Queue(QUEUES[name], { connection: redisConnectionOptions(settings.redisUrl, 'patient'), prefix: settings.prefix });
+    const queue = new Queue(QUEUES[name], { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix });
     const worker = new Worker(
       QUEUES[name],
       async (job: Job) => {
@@ -97,7 +97,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         }
       },
       {
-        connection: redisConnectionOptions(settings.redisUrl, 'patient'),
+        connection: queueConnection(settings.redisUrl, 'patient'),
         prefix: settings.prefix,
         concurrency: setup.concurrency,
         limiter: limiterFor(setup.maxPerMinute),

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Two kinds of connection, chosen by what a failure should do:
@@ -12,9 +12,15 @@ const retryForever = (times: number) => Math.min(times * 200, 5_000);
 
 export type ConnectionOptions = Omit<RedisOptions, 'retryStrategy'> & { retryStrategy: (times: number) => number };
 
-/** ioredis options from a redis:// or rediss:// URL, for the role's failure behaviour. */
+/**
+ * `redis+cluster://host:port` (or `rediss+cluster://`) names one node of a Redis Cluster; the
+ * client finds the others. Every key then needs one hash tag (REDIS_PREFIX such as `{relay}`).
+ */
+export const isClusterUrl = (url: string) => /^rediss?\+cluster:$/.test(new URL(url).protocol);
+
+/** ioredis options from a redis:// or rediss:// URL (or one node's, for a cluster), for the role's failure behaviour. */
 export function redisConnectionOptions(url: string, role: RedisRole): ConnectionOptions {
-  const parsed = new URL(url);
+  const parsed = new URL(url.replace(/^(rediss?)\+cluster:/, '$1:'));
   const db = parsed.pathname.replace('/', '');
   const base: ConnectionOptions = {
     host: parsed.hostname,
@@ -35,9 +41,42 @@ export function redisConnectionOptions(url: string, role: RedisRole): Connection
  * to `onError` instead of surfacing as unhandled 'error' events.
  */
 export function createRedis(url: string, role: RedisRole, connectionName?: string, onError?: (err: Error) => void): Redis {
-  const redis = new Redis({ ...redisConnectionOptions(url, role), connectionName });
+  const redis = isClusterUrl(url) ? createCluster(url, role, connectionName) : new Redis({ ...redisConnectionOptions(url, role), connectionName });
   redis.on('error', (err: Error) => onError?.(err));
   return redis;
+}
+
+/**
+ * A cluster client for the same role. It is typed as a Redis: the relay uses only commands both
+ * share (single-slot keys, scripts, MULTI, pub/sub), and `scanKeys` covers the one difference.
+ */
+function createCluster(url: string, role: RedisRole, connectionName?: string): Redis {
+  const { host, port, retryStrategy, ...redisOptions } = redisConnectionOptions(url, role);
+  const cluster = new Cluster([{ host, port }], {
+    redisOptions: { ...redisOptions, connectionName },
+    clusterRetryStrategy: retryStrategy,
+    enableOfflineQueue: role === 'patient',
+    enableReadyCheck: true,
+  });
+  return cluster as unknown as Redis;
+}
+
+/** What BullMQ connects with: options it makes its own connections from, or a cluster client. */
+export function queueConnection(url: string, role: RedisRole): ConnectionOptions | Redis {
+  return isClusterUrl(url) ? createCluster(url, role, 'bullmq') : redisConnectionOptions(url, role);
+}
+
+/** Every key matching `match`, on a single server or on each master of a cluster. */
+export async function* scanKeys(redis: Redis, match: string): AsyncIterable<string[]> {
+  const nodes = redis instanceof Cluster ? (redis as Cluster).nodes('master') : [redis];
+  for (const node of nodes) yield* node.scanStream({ match, count: 500 }) as AsyncIterable<string[]>;
+}
+
+/** On a cluster every key of the relay must share one slot: a prefix without a hash tag cannot work. */
+export function requireHashTag(env: { REDIS_URL?: unknown; REDIS_PREFIX?: unknown }, ctx: { addIssue(issue: { code: 'custom'; path: string[]; message: string }): void }) {
+  if (typeof env.REDIS_URL !== 'string' || !isClusterUrl(env.REDIS_URL)) return;
+  if (typeof env.REDIS_PREFIX === 'string' && /\{[^{}]+\}/.test(env.REDIS_PREFIX)) return;
+  ctx.addIssue({ code: 'custom', path: ['REDIS_PREFIX'], message: `"${String(env.REDIS_PREFIX)}" has no hash tag: on Redis Cluster set REDIS_PREFIX={relay} (braces included) so every key of the relay lives in one slot` });
 }
 
 /** Resolves once the connection is ready (or rejects after `timeoutMs`). */

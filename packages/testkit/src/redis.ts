@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ async function pingable(url: string): Promise<boolean> {
   }
 }
 
-export async function spawnRedisServer(options: { port?: number; appendonly?: boolean; dir?: string } = {}): Promise<LocalRedis> {
+export async function spawnRedisServer(options: { port?: number; appendonly?: boolean; dir?: string; extraArgs?: string[] } = {}): Promise<LocalRedis> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const url = `redis://127.0.0.1:${port}`;
@@ -42,6 +43,7 @@ export async function spawnRedisServer(options: { port?: number; appendonly?: bo
       const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir];
       args.push('--appendonly', options.appendonly ? 'yes' : 'no');
       if (options.appendonly) args.push('--appendfsync', 'always');
+      args.push(...(options.extraArgs ?? []));
       child = spawn('redis-server', args, { stdio: 'ignore' });
       child.on('error', () => undefined);
       await waitFor(() => pingable(url), 10_000, `redis-server on ${port}`);
@@ -75,4 +77,39 @@ export async function startRedis(options: { own?: boolean; appendonly?: boolean 
     };
   }
   return spawnRedisServer({ appendonly: options.appendonly });
+}
+
+/**
+ * A real Redis Cluster of three masters (no replicas), each a local redis-server with
+ * `--cluster-enabled yes`, joined by `redis-cli --cluster create`. `url` names one node with the
+ * relay's cluster scheme (redis+cluster://).
+ */
+export async function startRedisCluster(): Promise<RedisHandle & { nodes: LocalRedis[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-cluster-'));
+  const nodes: LocalRedis[] = [];
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      nodes.push(await spawnRedisServer({ port, dir, extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000'] }));
+    }
+    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const node of nodes) {
+      await waitFor(async () => {
+        const client = new Redis(node.url, { maxRetriesPerRequest: 0 });
+        try {
+          return /cluster_state:ok/.test(await client.cluster('INFO'));
+        } finally {
+          client.disconnect();
+        }
+      }, 30_000, `cluster state ok on ${node.port}`);
+    }
+  } catch (error) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw error;
+  }
+  return {
+    url: `redis+cluster://127.0.0.1:${nodes[0]!.port}`,
+    nodes,
+    stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+  };
 }

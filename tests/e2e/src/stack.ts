@@ -3,7 +3,7 @@ import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
 import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
-import { spawnApp, spawnRedisServer, startRedis, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
+import { spawnApp, spawnRedisServer, startRedis, startRedisCluster, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
 
 type Env = Record<string, string>;
 
@@ -15,6 +15,8 @@ export interface StackOptions {
   ownRedis?: boolean;
   /** A local S3 of the stack's own that a test may stop and start. */
   ownS3?: boolean;
+  /** A Redis Cluster of three masters of the stack's own (the prefix then carries a hash tag). */
+  cluster?: boolean;
 }
 
 export interface Stack {
@@ -55,17 +57,37 @@ export interface Stack {
 }
 
 /**
+ * A three-master cluster whose URL names a node that does not hold the prefix's slot: a client
+ * that ignored the cluster would get MOVED on its first command, so a passing test proves the
+ * relay speaks cluster.
+ */
+async function clusterSeededAwayFrom(prefix: string) {
+  const cluster = await startRedisCluster();
+  const probe = new Redis(cluster.nodes[0]!.url);
+  try {
+    const slot = Number(await probe.cluster('KEYSLOT', prefix));
+    const ranges = await probe.cluster('SLOTS');
+    const owner = ranges.find(([from, to]) => slot >= from && slot <= to)![2]![1];
+    const seed = cluster.nodes.find((n) => n.port !== owner)!;
+    return { ...cluster, url: `redis+cluster://127.0.0.1:${seed.port}` };
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/**
  * The whole relay on loopback: simulator and api in this process, the worker as its own
  * process, Redis and an S3-compatible store from the testkit, all under a unique prefix.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const redis = options.ownRedis ? await spawnRedisServer({ appendonly: true }) : await startRedis();
+  const prefix = options.cluster ? `{${uniqueName('relay')}}` : uniqueName('relay');
+  const redis = options.cluster ? await clusterSeededAwayFrom(prefix) : options.ownRedis ? await spawnRedisServer({ appendonly: true }) : await startRedis();
   const s3 = await startS3({ own: options.ownS3 });
   const sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', LOG_LEVEL: 'silent', ...options.simulator }));
   const adminToken = uniqueName('admin');
   const env: Env = {
     REDIS_URL: redis.url,
-    REDIS_PREFIX: uniqueName('relay'),
+    REDIS_PREFIX: prefix,
     ...s3.env,
     ARK_BASE_URL: `${sim.url}/api/v3`,
     ARK_API_KEY: 'sim-key',

@@ -1,4 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
+import { scanKeys } from '@relay/core';
 import type { Account } from './records.js';
 
 /**
@@ -60,7 +61,7 @@ export async function backfillAccountIndex(redis: Redis, prefix: string) {
   if (await redis.exists(keys.backfilled)) return 0;
   let added = 0;
   const pattern = /^.*:account:([a-z]+_[0-9a-f]{16})$/;
-  for await (const batch of redis.scanStream({ match: `${prefix}:account:*`, count: 500 }) as AsyncIterable<string[]>) {
+  for await (const batch of scanKeys(redis, `${prefix}:account:*`)) {
     const ids = batch.map((key) => pattern.exec(key)?.[1]).filter((id): id is string => Boolean(id));
     if (ids.length === 0) continue;
     const pipeline = redis.pipeline();

@@ -1,5 +1,5 @@
 import { Queue, QueueEvents } from 'bullmq';
-import { redisConnectionOptions, type Logger } from '@relay/core';
+import { queueConnection, type Logger } from '@relay/core';
 import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
@@ -36,7 +36,7 @@ export async function openQueues(
   const entries = await Promise.all(
     (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
       const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry) });
-      const events = new QueueEvents(QUEUES[name], { connection: redisConnectionOptions(redisUrl, 'patient'), prefix });
+      const events = new QueueEvents(QUEUES[name], { connection: queueConnection(redisUrl, 'patient'), prefix });
       queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
       events.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue events connection error'));
       await events.waitUntilReady();
