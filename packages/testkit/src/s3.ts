@@ -76,7 +76,7 @@ export async function startLocalS3(options: { port?: number; directory?: string;
 
 /**
  * An S3-compatible store for tests, with a bucket of its own: S3_ENDPOINT when set (with
- * S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY), MinIO when Docker answers, otherwise s3rver.
+ * S3_ACCESS_KEY_ID/S3_SECRET_ACCESS_KEY), RustFS when Docker answers, otherwise s3rver.
  */
 export async function startS3(options: { own?: boolean } = {}): Promise<S3Handle> {
   const bucket = uniqueName('relay-test').toLowerCase();
@@ -94,18 +94,19 @@ export async function startS3(options: { own?: boolean } = {}): Promise<S3Handle
   }
   if (!options.own && (await dockerAnswers())) {
     const { GenericContainer, Wait } = await import('testcontainers');
-    const container = await new GenericContainer('minio/minio:latest')
-      .withCommand(['server', '/data'])
-      .withEnvironment({ MINIO_ROOT_USER: 'minioadmin', MINIO_ROOT_PASSWORD: 'minioadmin' })
+    // the store compose runs (MinIO's images were withdrawn from Docker Hub in September 2026)
+    const container = await new GenericContainer('rustfs/rustfs:1.0.0')
+      .withCommand(['/data'])
+      .withEnvironment({ RUSTFS_ACCESS_KEY: 'relaytest', RUSTFS_SECRET_KEY: 'relaytest-secret' })
       .withExposedPorts(9000)
-      .withWaitStrategy(Wait.forHttp('/minio/health/ready', 9000))
+      .withWaitStrategy(Wait.forHttp('/health', 9000))
       .start();
     const env: S3Env = {
       S3_ENDPOINT: `http://${container.getHost()}:${container.getMappedPort(9000)}`,
       S3_REGION: 'us-east-1',
       S3_BUCKET: bucket,
-      S3_ACCESS_KEY_ID: 'minioadmin',
-      S3_SECRET_ACCESS_KEY: 'minioadmin',
+      S3_ACCESS_KEY_ID: 'relaytest',
+      S3_SECRET_ACCESS_KEY: 'relaytest-secret',
     };
     await ensureBucket(createBlobStore({ ...env, S3_FORCE_PATH_STYLE: true }));
     return { env, stop: async () => void (await container.stop()) };

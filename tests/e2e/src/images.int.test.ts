@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { redisConnectionOptions } from '@relay/core';
+import { createBlobStore, redisConnectionOptions } from '@relay/core';
+import { sweepPrefix } from '@relay/worker';
 import { bullPrefix, parseFileId } from '@relay/jobs';
 import { imageDimensions, renderImage } from '@relay/simulator';
 import { postJson, startStack, type Stack } from './stack.js';
@@ -72,6 +73,17 @@ test('a relay link is a 302 to a short-lived presigned URL of the store', async 
   expect(location).toMatch(/X-Amz-Expires=300/);
   expect((await fetch(`${stack.url}/files/img_${'0'.repeat(32)}-0.jpeg`)).status).toBe(404);
   expect((await fetch(`${stack.url}/files/../../etc/passwd`)).status).toBe(404);
+});
+
+test('once retention deleted a file its relay link answers 404, in the OpenAI dialect', async () => {
+  const res = await generate({ model: 'vendor-gen-4-0-250828', prompt: 'a harbour that will be forgotten' });
+  const { data } = (await res.json()) as ImagesBody;
+  expect((await fetch(data[0]!.url, { redirect: 'manual' })).status).toBe(302);
+  // the sweep as it runs RETENTION_DAYS later (this stack's bucket is its own)
+  expect(await sweepPrefix(createBlobStore({ ...stack.s3.env, S3_FORCE_PATH_STYLE: true }), 'files/', new Date(Date.now() + 60_000))).toBeGreaterThan(0);
+  const gone = await fetch(data[0]!.url, { redirect: 'manual' });
+  expect(gone.status).toBe(404);
+  expect(((await gone.json()) as { error: { message: string } }).error.message).toMatch(/retention period/);
 });
 
 test('b64_json carries the stored file, the same bytes the link serves', async () => {
