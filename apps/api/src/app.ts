@@ -30,6 +30,8 @@ import type { Lifecycle } from './jobs/lifecycle.js';
 import type { Queues } from './jobs/queues.js';
 import { createAnswerCache } from './jobs/answer-cache.js';
 import { jobsRoutes } from './jobs/routes.js';
+import { batchFilesRoutes } from './batch-files/routes.js';
+import { createFileRecords } from './batch-files/store.js';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
@@ -110,6 +112,17 @@ export function createApp(deps: ApiDeps) {
         img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
         tts: { handle: deps.queues.speech, dialect: 'google', present: (req) => speechPresenter(deps.store, publicBase(req)) },
       },
+    }),
+    errorHandler('openai', log),
+  );
+  app.use(
+    batchFilesRoutes({
+      accounts: deps.accounts,
+      store: deps.store,
+      records: createFileRecords(deps.redis, config.REDIS_PREFIX),
+      limits: { maxBytes: config.BATCH_FILE_MAX_BYTES, maxLines: config.BATCH_FILE_MAX_LINES },
+      requestLimit: limits.requests,
+      readLimit: limits.reads,
     }),
     errorHandler('openai', log),
   );

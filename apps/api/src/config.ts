@@ -51,6 +51,9 @@ export const apiEnvSchema = z.object({
   /** `redirect`: 302 to a presigned store URL; `proxy`: the relay streams the file itself. */
   FILES_MODE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['redirect', 'proxy']).default('redirect')),
   FILE_LINK_TTL_SECONDS: envInt(10, 7 * 86_400).default(300),
+  /** The largest batch input file (POST /v1/files), and the most lines it may hold (OpenAI's limits). */
+  BATCH_FILE_MAX_BYTES: envInt(1).default(200 * MiB),
+  BATCH_FILE_MAX_LINES: envInt(1).default(50_000),
   /** The built console (index.html and assets/); by default dist/console beside the bundle, or apps/console/dist. */
   CONSOLE_DIR: envString().optional(),
   /** How often each api process adds its per-minute request statistics to Redis (the console's traffic chart). */

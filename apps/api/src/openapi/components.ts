@@ -7,6 +7,7 @@ import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsS
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
+import { fileDeletedSchema, fileListSchema, fileObjectSchema } from '../batch-files/schema.js';
 import { countTokensBody } from '../gemini/count-tokens.js';
 import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '../schemas/google.js';
 import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '../schemas/openai.js';
@@ -53,6 +54,9 @@ export function componentSchemas(catalog: Catalog) {
     ScheduleStats: schemaOf(scheduleStatsSchema),
     AdminCatalog: schemaOf(adminCatalogSchema),
     ConsoleConfig: schemaOf(consoleConfigSchema),
+    FileObject: schemaOf(fileObjectSchema),
+    FileList: schemaOf(fileListSchema),
+    FileDeleted: schemaOf(fileDeletedSchema),
   };
 }
 

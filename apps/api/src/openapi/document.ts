@@ -3,6 +3,7 @@ import { componentSchemas } from './components.js';
 import { accountListOperation, consolePaths } from './console-paths.js';
 import { geminiPaths } from './gemini-paths.js';
 import { modelPaths } from './model-paths.js';
+import { batchFilePaths } from './batch-file-paths.js';
 import { admin, errors, GENERATION_ERRORS, jobParams, json, ok, pathId, pending } from './parts.js';
 
 /** The OpenAPI 3.1 description of every route; `x-express-route` ties each path to the app's own. */
@@ -31,6 +32,7 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       },
       ...geminiPaths(catalog),
       ...modelPaths(),
+      ...batchFilePaths(),
       '/v1/jobs/{id}': {
         get: {
           tags: ['jobs'],

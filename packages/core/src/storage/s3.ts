@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import {
   CreateBucketCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   PutObjectCommand,
@@ -99,6 +100,10 @@ export async function putObject(
 export async function getObject(store: BlobStore, key: string) {
   const out = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key }));
   return { body: out.Body as Readable, contentType: out.ContentType, contentLength: out.ContentLength };
+}
+
+export async function deleteObject(store: BlobStore, key: string): Promise<void> {
+  await store.client.send(new DeleteObjectCommand({ Bucket: store.bucket, Key: key }));
 }
 
 export async function getObjectBuffer(store: BlobStore, key: string): Promise<Buffer> {

@@ -1,0 +1,94 @@
+import express, { type RequestHandler } from 'express';
+import { AppError, deleteObject, getObject, isMissingObject, storeUnavailable, type BlobStore } from '@relay/core';
+import type { AccountsStore } from '../auth/accounts.js';
+import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
+import { parseOrThrow } from '../http/validate.js';
+import { fileListQuery } from './schema.js';
+import { fileKey, visibleFile, type FileRecords } from './store.js';
+import { receiveUpload, type UploadLimits } from './upload.js';
+
+export interface BatchFilesDeps {
+  accounts: AccountsStore;
+  store: BlobStore;
+  records: FileRecords;
+  limits: UploadLimits;
+  /** Uploads count as requests; reads as reads. */
+  requestLimit: RequestHandler;
+  readLimit: RequestHandler;
+}
+
+/**
+ * OpenAI's Files API for batch inputs and outputs (`client.files.*`): uploads stream into the
+ * store, metadata is a small hash in Redis, and a file exists only for the account that made it.
+ */
+export function batchFilesRoutes(deps: BatchFilesDeps) {
+  const router = express.Router();
+  const auth = authenticate(deps.accounts, OPENAI_KEYS);
+  const own = async (accountId: string, id: string) => {
+    const file = await deps.records.get(accountId, id);
+    if (!file) throw new AppError('not_found', `No such File object: ${id}`, { param: 'file_id' });
+    return file;
+  };
+
+  router.post('/v1/files', auth, deps.requestLimit, async (req, res) => {
+    const { accountId } = res.locals.caller!;
+    const id = deps.records.newId();
+    const key = fileKey(id);
+    let received;
+    try {
+      received = await receiveUpload(req, deps.store, key, deps.limits);
+      if (received.purpose !== 'batch') {
+        throw new AppError('invalid_request', received.purpose === undefined ? 'purpose is required: "batch"' : `purpose "${received.purpose}" is not supported here: "batch"`, { param: 'purpose' });
+      }
+    } catch (error) {
+      await deleteObject(deps.store, key).catch(() => undefined);
+      throw error;
+    }
+    const file = {
+      id,
+      object: 'file' as const,
+      bytes: received.bytes,
+      created_at: Math.floor(Date.now() / 1000),
+      filename: received.filename,
+      purpose: 'batch' as const,
+      status: 'processed' as const,
+      expires_at: null,
+      status_details: null,
+      accountId,
+      lines: received.lines,
+    };
+    await deps.records.save(file);
+    res.json(visibleFile(file));
+  });
+
+  router.get('/v1/files', auth, deps.readLimit, async (req, res) => {
+    res.json(await deps.records.list(res.locals.caller!.accountId, parseOrThrow(fileListQuery, req.query)));
+  });
+
+  router.get('/v1/files/:fileId', auth, deps.readLimit, async (req, res) => {
+    res.json(visibleFile(await own(res.locals.caller!.accountId, String(req.params.fileId))));
+  });
+
+  router.get('/v1/files/:fileId/content', auth, deps.readLimit, async (req, res) => {
+    const file = await own(res.locals.caller!.accountId, String(req.params.fileId));
+    try {
+      const object = await getObject(deps.store, fileKey(file.id));
+      res.set({ 'Content-Type': 'application/jsonl', 'Content-Length': String(object.contentLength ?? file.bytes), 'Content-Disposition': `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"` });
+      object.body.pipe(res);
+    } catch (error) {
+      if (isMissingObject(error)) throw new AppError('not_found', `the content of ${file.id} is gone from the store`);
+      throw storeUnavailable(error);
+    }
+  });
+
+  router.delete('/v1/files/:fileId', auth, deps.requestLimit, async (req, res) => {
+    const file = await own(res.locals.caller!.accountId, String(req.params.fileId));
+    await deleteObject(deps.store, fileKey(file.id)).catch((error: unknown) => {
+      if (!isMissingObject(error)) throw storeUnavailable(error);
+    });
+    await deps.records.remove(file);
+    res.json({ id: file.id, object: 'file', deleted: true });
+  });
+
+  return router;
+}
