@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@relay/core';
+import { every, type Logger } from '@relay/core';
 import type { QueueName } from '@relay/jobs';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
 
@@ -64,15 +64,7 @@ export function startDispatching(settings: DispatchSettings) {
       if (ticks % RECOVER_EVERY_TICKS === 0) await scheduler.recover();
     }
   };
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    tick()
-      .catch((err: Error) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again'))
-      .finally(() => (busy = false));
-  }, TICK_MS);
-  timer.unref();
+  const stop = every(TICK_MS, tick, (err) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again'));
   void tick().catch(() => undefined);
   return {
     schedulers,
@@ -86,6 +78,6 @@ export function startDispatching(settings: DispatchSettings) {
         .then(({ pending }) => pending && scheduler.nudge())
         .catch((err: Error) => settings.log.warn({ jobId, err: err.message }, 'could not free a place in the schedule; the job end will'));
     },
-    stop: () => clearInterval(timer),
+    stop,
   };
 }

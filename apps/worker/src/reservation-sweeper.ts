@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Billing } from '@relay/billing';
-import type { Logger } from '@relay/core';
+import { every, type Logger } from '@relay/core';
 
 export interface SweepSettings {
   /** How long a reservation may stay open without a job before it is given back. */
@@ -28,14 +28,6 @@ export function startReservationSweeper(billing: Billing, queues: Record<string,
       }
     }
   };
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweep()
-      .catch((error: Error) => log.warn({ err: error.message }, 'reservation sweep failed; trying again later'))
-      .finally(() => (running = false));
-  }, settings.everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const stop = every(settings.everyMs, sweep, (error) => log.warn({ err: error.message }, 'reservation sweep failed; trying again later'));
+  return { stop };
 }

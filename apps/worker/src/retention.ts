@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, DeleteObjectsCommand, ListObjectsCommand } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
-import type { BlobStore, Logger } from '@relay/core';
+import { every, type BlobStore, type Logger } from '@relay/core';
 
 export interface RetentionSettings {
   /** Results (`files/`) older than this are deleted; 0 keeps them for ever. */
@@ -79,14 +79,6 @@ export function startRetention(store: BlobStore, redis: Redis, lockKey: string, 
       }
     }
   };
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    sweep()
-      .catch((error: Error) => log.warn({ err: error.message }, 'retention sweep failed; trying again at the next round'))
-      .finally(() => (running = false));
-  }, settings.everyMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer), sweep };
+  const stop = every(settings.everyMs, () => sweep(), (error) => log.warn({ err: error.message }, 'retention sweep failed; trying again at the next round'));
+  return { stop, sweep };
 }

@@ -8,6 +8,7 @@ export * from './logger.js';
 export * from './redis.js';
 export * from './storage/s3.js';
 export * from './process/run-main.js';
+export * from './process/every.js';
 export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './own.js';
