@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { AppError, parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { createWebhookStore } from '@relay/jobs';
 import type { Billing } from '@relay/billing';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
@@ -32,6 +33,7 @@ import { createAnswerCache } from './jobs/answer-cache.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { batchFilesRoutes } from './batch-files/routes.js';
 import { createFileRecords } from './batch-files/store.js';
+import { webhookRoutes } from './admin/webhook-routes.js';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
@@ -78,6 +80,7 @@ export function createApp(deps: ApiDeps) {
       '/admin',
       admin,
       scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
+      webhookRoutes(deps.accounts, createWebhookStore(deps.redis, prefix), parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
       errorHandler('openai', log),
     );
   }

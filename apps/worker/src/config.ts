@@ -52,6 +52,10 @@ export const workerEnvSchema = z.object({
    * fails: a store outage shorter than this costs no second upstream call.
    */
   STORE_RETRY_MS: envInt(0).default(30_000),
+  /** Webhook deliveries: attempts per message, the first retry's delay (doubling after), each POST's deadline. */
+  WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
+  WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
+  WEBHOOK_TIMEOUT_MS: envInt(100).default(10_000),
   /** Days results are kept in the store (0 = for ever); relay links to older files answer 404. */
   RETENTION_DAYS: envInt(0, 36_500).default(0),
   /** Days uploaded inputs are kept (they serve only while their job runs and retries). */

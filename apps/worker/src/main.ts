@@ -4,6 +4,7 @@ import {
   createLogger,
   createMetricsRegistry,
   createRedis,
+  decodeFailure,
   isStoreReachable,
   loadCatalog,
   onShutdown,
@@ -13,7 +14,8 @@ import {
   startOpsServer,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
-import { bullPrefix } from '@relay/jobs';
+import { bullPrefix, createWebhookStore, type WebhookEvent } from '@relay/jobs';
+import type { Job } from 'bullmq';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
 import { createImageProcessor } from './images/process-image-job.js';
@@ -25,6 +27,7 @@ import { startReservationSweeper } from './reservation-sweeper.js';
 import { startDispatching } from './dispatching.js';
 import { createBucketWhenReachable } from './bucket.js';
 import { startRetention } from './retention.js';
+import { startWebhookDelivery } from './webhooks/deliver.js';
 import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
 
@@ -145,6 +148,29 @@ await runMain(async () => {
     (prefix, n) => metrics.retentionDeleted.inc({ prefix }, n),
   );
   if (config.S3_CREATE_BUCKET) createBucketWhenReachable(store, log);
+  const webhooks = startWebhookDelivery({
+    redisUrl: config.REDIS_URL,
+    prefix: bullPrefix(config.REDIS_PREFIX),
+    store: createWebhookStore(redis, config.REDIS_PREFIX),
+    urls: parseUrlPolicy(config.URL_ALLOWLIST),
+    attempts: config.WEBHOOK_ATTEMPTS,
+    backoffMs: config.WEBHOOK_BACKOFF_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    log,
+  });
+  const announce = (job: Job, event: WebhookEvent, data: Record<string, unknown>) =>
+    webhooks.announce(job, event, data).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
+  for (const worker of running.workers) {
+    worker.on('completed', (job) => void announce(job, 'job.completed', { status: 'completed', created: Math.floor(job.timestamp / 1000) }));
+    worker.on('failed', (job) => {
+      // only a job that failed for good: a retry ahead is not the end
+      void job?.getState().then((state) => {
+        if (state !== 'failed') return;
+        const error = decodeFailure(job.failedReason);
+        return announce(job, 'job.failed', { status: 'failed', created: Math.floor(job.timestamp / 1000), error: { code: error.code, message: error.message } });
+      });
+    });
+  }
   const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),
@@ -156,6 +182,7 @@ await runMain(async () => {
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
     retention.stop();
+    await webhooks.close();
     dispatching?.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([running.close(), deadline]);

@@ -10,3 +10,4 @@ export * from './images/job.js';
 export * from './speech/request.js';
 export * from './speech/job.js';
 export * from './speech/wav.js';
+export * from './webhooks.js';

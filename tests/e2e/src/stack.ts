@@ -17,6 +17,8 @@ export interface StackOptions {
   ownS3?: boolean;
   /** A Redis Cluster of three masters of the stack's own (the prefix then carries a hash tag). */
   cluster?: boolean;
+  /** More `host:port` entries the relay may reach on loopback (a test's webhook receiver). */
+  allow?: string[];
 }
 
 export interface Stack {
@@ -94,7 +96,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     GEMINI_BASE_URL: sim.url,
     GEMINI_API_KEY: 'sim-key',
     // the simulator is on loopback: the URL policy must let the relay reach it, and only it
-    URL_ALLOWLIST: new URL(sim.url).host,
+    URL_ALLOWLIST: [new URL(sim.url).host, ...(options.allow ?? [])].join(','),
     UPSTREAM_RATE_LIMIT_DELAY_MS: '200',
     METRICS_PORT: '0',
     JOB_BACKOFF_MS: '50',

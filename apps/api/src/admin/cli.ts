@@ -11,6 +11,7 @@
  *   npm run admin -- keys list <accountId>
  *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
+ *   npm run admin -- webhooks add <accountId> <url> [--events job.completed,job.failed] | list <accountId> | remove <id> | deliveries <id>
  */
 import { parseArgs } from 'node:util';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
@@ -25,7 +26,11 @@ const usage = `usage:
   usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
   keys list <accountId>
   keys create <accountId> <name> [--rate-limit <requests per minute>]
-  keys revoke <keyId>`;
+  keys revoke <keyId>
+  webhooks add <accountId> <url> [--events job.completed,job.failed]
+  webhooks list <accountId>
+  webhooks remove <webhookId>
+  webhooks deliveries <webhookId>`;
 
 const target = findAdminTarget();
 const { args, restore } = protectNegatives(process.argv.slice(2));
@@ -41,6 +46,7 @@ const options = {
   'rate-limit': { type: 'string' },
   weight: { type: 'string' },
   'max-in-flight': { type: 'string' },
+  events: { type: 'string' },
 } as const;
 
 const parsed = (() => {
@@ -104,6 +110,10 @@ const commands: Record<string, () => Promise<void>> = {
       ...(values.weight ? { weight: Number(values.weight) } : {}),
       ...(values['max-in-flight'] ? { maxInFlight: values['max-in-flight'] === 'none' ? null : Number(values['max-in-flight']) } : {}),
     }),
+  'webhooks add': () => call('POST', `/accounts/${id(rest[0])}/webhooks`, { url: rest[1], ...(values.events ? { events: values.events.split(',') } : {}) }),
+  'webhooks list': () => call('GET', `/accounts/${id(rest[0])}/webhooks`),
+  'webhooks remove': () => call('DELETE', `/webhooks/${id(rest[0])}`),
+  'webhooks deliveries': () => call('GET', `/webhooks/${id(rest[0])}/deliveries`),
   usage: () => call('GET', `/accounts/${id(second)}/usage${query()}`),
   schedule: () => call('GET', '/schedule'),
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dailyUsageSchema, ledgerPageSchema } from '@relay/billing';
 import type { Catalog } from '@relay/core';
-import { imageRequestFields, speechRequestFields } from '@relay/jobs';
+import { imageRequestFields, newWebhookSchema, speechRequestFields, webhookBody, webhookDeliveriesSchema, webhookEndpointSchema } from '@relay/jobs';
 import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
 import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
@@ -57,6 +57,11 @@ export function componentSchemas(catalog: Catalog) {
     FileObject: schemaOf(fileObjectSchema),
     FileList: schemaOf(fileListSchema),
     FileDeleted: schemaOf(fileDeletedSchema),
+    WebhookBody: schemaOf(webhookBody),
+    WebhookEndpoint: schemaOf(webhookEndpointSchema),
+    NewWebhook: schemaOf(newWebhookSchema),
+    WebhookList: schemaOf(z.object({ webhooks: z.array(webhookEndpointSchema) })),
+    WebhookDeliveries: schemaOf(webhookDeliveriesSchema),
   };
 }
 

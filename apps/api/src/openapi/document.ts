@@ -107,6 +107,24 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       '/admin/keys/{id}': {
         delete: { tags: ['admin'], summary: 'Revoke a key', security: admin, parameters: [pathId('id')], responses: { '200': ok('The revoked key', 'KeyRecord'), ...errors('OpenAIError', [401, 404]) } },
       },
+      '/admin/accounts/{id}/webhooks': {
+        get: { tags: ['admin'], summary: "The account's webhook endpoints", security: admin, parameters: [pathId('id')], responses: { '200': ok('Endpoints, never their secrets', 'WebhookList'), ...errors('OpenAIError', [401, 404]) } },
+        post: {
+          tags: ['admin'],
+          summary: 'Add a webhook endpoint (its signing secret is shown once)',
+          description: 'Async jobs (Prefer: respond-async) announce job.completed and job.failed; messages are signed as Standard Webhooks says.',
+          security: admin,
+          parameters: [pathId('id')],
+          requestBody: { required: true, content: json('WebhookBody') },
+          responses: { '201': ok('The endpoint with its secret', 'NewWebhook'), ...errors('OpenAIError', [400, 401, 404]) },
+        },
+      },
+      '/admin/webhooks/{id}': {
+        delete: { tags: ['admin'], summary: 'Remove a webhook endpoint', security: admin, parameters: [pathId('id')], responses: { '200': ok('The removed endpoint', 'WebhookEndpoint'), ...errors('OpenAIError', [401, 404]) } },
+      },
+      '/admin/webhooks/{id}/deliveries': {
+        get: { tags: ['admin'], summary: "An endpoint's latest delivery attempts, newest first", security: admin, parameters: [pathId('id')], responses: { '200': ok('Attempts', 'WebhookDeliveries'), ...errors('OpenAIError', [401, 404]) } },
+      },
       '/admin/queues': plain('The BullMQ dashboard (bull-board)', 'admin', { '200': { description: 'HTML' }, '401': { description: 'Admin token required' } }),
     },
     components: {

@@ -1,0 +1,112 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Webhook } from 'standardwebhooks';
+import { policyLookup, queueConnection, RefusedAddress, refusedLink, type Logger, type UrlPolicy } from '@relay/core';
+import { WEBHOOKS_QUEUE, type JobMeta, type WebhookEvent, type WebhookStore } from '@relay/jobs';
+
+export interface WebhookSettings {
+  redisUrl: string;
+  /** BullMQ's prefix, as the job queues use. */
+  prefix: string;
+  store: WebhookStore;
+  urls: UrlPolicy;
+  attempts: number;
+  backoffMs: number;
+  timeoutMs: number;
+  log: Logger;
+}
+
+interface Delivery {
+  endpointId: string;
+  event: WebhookEvent;
+  messageId: string;
+  payload: { type: WebhookEvent; timestamp: string; data: Record<string, unknown> };
+}
+
+/** The endpoint answered, but not with a 2xx: try again later. */
+class EndpointFailed extends Error {
+  override name = 'EndpointFailed';
+}
+
+/** One signed POST, held to the URL policy at connect time; resolves to the status. */
+function post(url: URL, body: string, headers: Record<string, string>, urls: UrlPolicy, timeoutMs: number): Promise<number> {
+  const refused = refusedLink(url, urls);
+  if (refused) return Promise.reject(new RefusedAddress(refused));
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, lookup: policyLookup(urls, url), signal: AbortSignal.timeout(timeoutMs) }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Webhooks of async jobs: when a job asked for with `Prefer: respond-async` ends, each endpoint
+ * of its account that wants the event gets one message, signed as Standard Webhooks says
+ * (webhook-id, webhook-timestamp, webhook-signature), through a BullMQ queue that retries with
+ * exponential backoff and survives restarts. The message id is stable per job, event and
+ * endpoint, so a retry (or a second announcement) is the same message to a receiver that dedupes.
+ */
+export function startWebhookDelivery(settings: WebhookSettings) {
+  const connection = queueConnection(settings.redisUrl, 'patient');
+  const queue = new Queue<Delivery>(WEBHOOKS_QUEUE, {
+    connection,
+    prefix: settings.prefix,
+    defaultJobOptions: { attempts: settings.attempts, backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.3 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 }, stackTraceLimit: 1 },
+  });
+  queue.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook queue connection error'));
+
+  const worker = new Worker<Delivery>(
+    WEBHOOKS_QUEUE,
+    async (job: Job<Delivery>) => {
+      const { endpointId, event, messageId, payload } = job.data;
+      const endpoint = await settings.store.get(endpointId);
+      if (!endpoint) return 'endpoint deleted';
+      const body = JSON.stringify(payload);
+      const sentAt = new Date();
+      const headers = { 'webhook-id': messageId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': new Webhook(endpoint.secret).sign(messageId, sentAt, body) };
+      const started = performance.now();
+      let status = 0;
+      let error: string | undefined;
+      try {
+        status = await post(new URL(endpoint.url), body, headers, settings.urls, settings.timeoutMs);
+        if (status < 200 || status >= 300) error = `answered HTTP ${status}`;
+      } catch (cause) {
+        error = (cause as Error).message;
+      }
+      await settings.store.record(endpointId, { at: sentAt.getTime(), event, messageId, attempt: job.attemptsMade + 1, status, ms: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+      if (error) throw new EndpointFailed(`${endpoint.url}: ${error}`);
+      return status;
+    },
+    { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix, concurrency: 16 },
+  );
+  worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
+  worker.on('failed', (job, err) => settings.log.warn({ webhook: job?.data.endpointId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery failed'));
+
+  return {
+    /** A job ended: its account's endpoints hear of it, if it was asked for asynchronously. */
+    async announce(job: Job, event: WebhookEvent, data: Record<string, unknown>) {
+      const meta = (job.data as { meta?: JobMeta }).meta;
+      if (!job.id || meta?.lane !== 'async') return;
+      const endpoints = await settings.store.forEvent(meta.accountId, event);
+      const timestamp = new Date().toISOString();
+      await Promise.all(
+        endpoints.map((endpoint) => {
+          const messageId = `msg_${job.id}_${event.replace('.', '_')}_${endpoint.id}`;
+          return queue.add('deliver', { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { id: job.id, object: 'relay.job', ...data } } }, { jobId: messageId });
+        }),
+      );
+    },
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
+}
+
+export type WebhookDeliveryService = ReturnType<typeof startWebhookDelivery>;
