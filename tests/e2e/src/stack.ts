@@ -51,7 +51,7 @@ export interface Stack {
   }>;
   /** Lets every call held by a `hold` fault go on. */
   release(): Promise<number>;
-  /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE). */
+  /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE), per-minute traffic counters aside. */
   redisFootprint(): Promise<{ keys: number; bytes: number }>;
   /** Another worker or api process on the same Redis and store; stopped with the stack. */
   spawn(app: 'worker' | 'api', env?: Env): Promise<AppProcess>;
@@ -153,6 +153,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         let bytes = 0;
         for await (const batch of client.scanStream({ match: `${env.REDIS_PREFIX}:*`, count: 500 }) as AsyncIterable<string[]>) {
           for (const key of batch) {
+            // the console's traffic counters: one hash per minute with traffic, whatever the requests
+            // were (a run crossing a minute makes one), not something a request leaves behind
+            if (key.includes(':stats:minute:')) continue;
             keys += 1;
             bytes += Number((await client.memory('USAGE', key, 'SAMPLES', 0)) ?? 0);
           }
