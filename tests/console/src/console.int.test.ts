@@ -142,6 +142,13 @@ test("fair share: the account's weight and cap on jobs in flight are set from it
   await page.getByRole('button', { name: 'Save' }).click();
   await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: weight 2.5, no cap on jobs in flight.');
   expect(await json<{ maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({ maxInFlight: null });
+  // the list shows each account's weight
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Accounts' }).click();
+  await page.getByLabel('Search accounts').fill('acme');
+  const row = page.getByRole('region', { name: 'Accounts' }).locator('tbody tr', { hasText: 'Acme Rockets' });
+  await expect.poll(() => row.locator('td').nth(5).textContent()).toBe('2.5');
+  await page.getByRole('link', { name: 'Acme Rockets' }).click();
+  await page.getByRole('heading', { name: 'Acme Rockets' }).waitFor();
 });
 
 test('keys: a new key shows its secret once and works; revoking it makes it fail', async () => {

@@ -61,6 +61,7 @@ export function AccountsPage() {
             { label: 'Balance', numeric: true, cell: (a) => money(a.balance) },
             { label: 'Reserved', numeric: true, cell: (a) => money(a.reserved) },
             { label: 'Spent this month', numeric: true, cell: (a) => money(a.spentThisMonth) },
+            { label: 'Weight', numeric: true, cell: (a) => (a.maxInFlight === null ? String(a.weight) : `${a.weight} (at most ${a.maxInFlight} in flight)`) },
             { label: 'Created', cell: (a) => dateTime(a.createdAt) },
           ]}
         />
