@@ -171,8 +171,10 @@ test('.env.example names every variable the relay reads, each once', () => {
   expect([...read].filter((v) => !exampleVars.includes(v))).toEqual([]);
 });
 
-test("README's compose instructions are the settings this file checks", () => {
+test("README's compose instructions are the settings this file checks, and it names every variable", () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const read = [...Object.keys(apiEnvSchema.shape), ...Object.keys(workerEnvSchema.shape)];
+  expect(read.filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
   for (const [name, value] of Object.entries(SIMULATOR_SETTINGS)) expect(readme).toContain(`${name}=${value}`);
 });
 
