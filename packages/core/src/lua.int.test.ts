@@ -3,7 +3,8 @@ import { afterAll, expect, test } from 'vitest';
 import { startRedis } from '@relay/testkit';
 import { evalScript } from './lua.js';
 
-const handle = await startRedis();
+// A server of its own: the test counts commands and keys, which other suites would disturb on a shared one.
+const handle = await startRedis({ own: true });
 const redis = new Redis(handle.url);
 afterAll(async () => {
   redis.disconnect();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,7 +36,8 @@ async function launch(env: Record<string, string>) {
   let output = '';
   const child: ChildProcess = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/embedded/src/main.ts'], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL: redis.url, RELAY_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...env },
+    // a prefix of its own: the shared Redis may hold what earlier runs (or a developer's npm start) left
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL: redis.url, REDIS_PREFIX: `start-${randomUUID().slice(0, 8)}`, RELAY_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -72,6 +74,14 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   const running = JSON.parse(readFileSync(join(run.dataDir, 'relay.json'), 'utf8')) as { url: string; adminToken: string };
   expect(running.adminToken).toBe(token);
   expect((await fetch(`${running.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  // channels can be added at once: the channel secret is made and kept beside the token
+  expect(readFileSync(join(run.dataDir, 'channel-secret'), 'utf8').trim()).toMatch(/^[\w-]{32}$/);
+  const channel = await fetch(`${running.url}/admin/channels`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'second', upstream: 'ark', baseUrl: `http://127.0.0.1:${run.ports.SIM_PORT}/api/v3`, apiKey: 'sim-key' }),
+  });
+  expect(channel.status).toBe(201);
   expect(processesOf(run.dataDir).length).toBeGreaterThanOrEqual(4); // launcher, simulator, worker, api
 
   // the embedded store answers only the relay: unsigned requests and the public s3rver key are refused
