@@ -1,10 +1,8 @@
 import express, { type RequestHandler } from 'express';
-import { AppError, deleteObject, getObject, isMissingObject, storeUnavailable, type BlobStore } from '@relay/core';
+import { AppError, type BlobStore, deleteObject, getObject, isMissingObject, parseOrThrow, storeUnavailable } from '@relay/core';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
-import { parseOrThrow } from '../http/validate.js';
-import { fileListQuery } from './schema.js';
-import { fileKey, visibleFile, type FileRecords } from './store.js';
+import { fileKey, fileListQuery, visibleFile, type FileRecords } from '@relay/batch';
 import { receiveUpload, type UploadLimits } from './upload.js';
 
 export interface BatchFilesDeps {

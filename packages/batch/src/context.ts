@@ -1,0 +1,33 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Billing } from '@relay/billing';
+import type { BlobStore, Catalog, Logger, UrlPolicy } from '@relay/core';
+import type { QueueName } from '@relay/jobs';
+import type { Scheduler } from '@relay/scheduler';
+import type { FileRecords } from './files/store.js';
+import type { BatchRecord, BatchRecords } from './records.js';
+
+export const BATCH_EVENTS = ['batch.completed', 'batch.failed', 'batch.cancelled', 'batch.expired'] as const;
+export type BatchEvent = (typeof BATCH_EVENTS)[number];
+
+/** What the workers' side of batches works with (runner, feeding, outcomes, finishing). */
+export interface BatchContext {
+  redis: Redis;
+  prefix: string;
+  store: BlobStore;
+  billing: Billing;
+  records: BatchRecords;
+  files: FileRecords;
+  catalog: Catalog;
+  queues: Record<QueueName, Queue>;
+  schedulers: Record<QueueName, Scheduler>;
+  /** Where a line's image URLs may point (the URL policy of synchronous calls). */
+  urls: UrlPolicy;
+  /** Lines of one batch fed into the schedule ahead of the workers (in the schedule or running). */
+  ahead: number;
+  /** How long a worker's hold on a batch outlives the worker (JOB_LOCK_MS: a dead worker's batch is taken over as soon as its jobs). */
+  lockMs: number;
+  /** Tells the account's webhook endpoints that the batch ended. */
+  announce(batch: BatchRecord, event: BatchEvent): Promise<void>;
+  log: Logger;
+}

@@ -1,0 +1,106 @@
+import { AppError, evalScript, getObject } from '@relay/core';
+import { jobOptions } from '@relay/jobs';
+import { PARKED_MS } from '@relay/scheduler';
+import type { BatchContext } from './context.js';
+import { batchEndpoint, type BatchEndpoint } from './endpoints.js';
+import { inputCopyKey, lineJobId } from './keys.js';
+import { readLines, type FileLine } from './line-reader.js';
+import { failed } from './output-lines.js';
+import { lineShape } from './limits.js';
+import { parseLine, type ParsedLine } from './parse-line.js';
+import type { BatchRecord } from './records.js';
+import { recordLine } from './record-line.js';
+import { FEED_LINE } from './scripts.js';
+
+/** Lines fed per step at most: a step stays short, the lock is held briefly. */
+const LINES_PER_STEP = 100;
+
+/** The error line of a line that will not run, and its end in the batch. */
+async function refuse(ctx: BatchContext, b: BatchRecord, endpoint: BatchEndpoint, no: number, jobId: string, customId: string, error: AppError) {
+  await recordLine(ctx, b, no, jobId, 'e', failed(jobId, customId, error, endpoint.dialect));
+}
+
+/**
+ * One line into the schedule, as a synchronous request of its account would go, in the batch
+ * lane: its reservation carved out of the batch's hold, its job added parked, then enqueued.
+ * Every step finds what an interrupted feed of the same line did and goes on from there; a line
+ * whose reservation began or closed is on its way already (its job records its outcome).
+ */
+export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: BatchEndpoint, no: number, parsed: ParsedLine) {
+  if (parsed.kind === 'blank') return;
+  const jobId = lineJobId(endpoint.kind, b.salt, no);
+  if (parsed.kind === 'broken') {
+    // the input was checked when the batch was made, so this is a line the catalog no longer serves
+    return refuse(ctx, b, endpoint, no, jobId, '', new AppError('invalid_request', parsed.error.message));
+  }
+  if (parsed.kind === 'refused') return refuse(ctx, b, endpoint, no, jobId, parsed.customId, parsed.error);
+  const { reservation, cost } = parsed.hold;
+  const carved = await ctx.billing.carve(b.id, { ...reservation, jobId, accountId: b.accountId, keyId: b.keyId });
+  if (carved.outcome === 'short') {
+    const error = new AppError('insufficient_balance', `insufficient balance: this line may cost up to ${reservation.amount} micro-units and the batch's hold is spent`);
+    return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
+  }
+  if (carved.outcome === 'exists' && carved.state !== 'reserved') return;
+  const meta = { requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
+  let payload;
+  try {
+    payload = await endpoint.prepare(jobId, parsed.request, meta, { store: ctx.store, maxBytes: b.settings.inputImageMaxBytes, urls: ctx.urls });
+  } catch (error) {
+    if (!(error instanceof AppError) || error.retryable) throw error; // the store or DNS is away: fed again at the next step
+    await ctx.billing.release(jobId);
+    return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
+  }
+  const data = { ...payload, meta: { ...payload.meta, lane: 'batch' as const, cost, batch: { id: b.id, line: no, customId: parsed.customId } } };
+  const options = jobOptions({ attempts: b.settings.attempts, backoffMs: b.settings.backoffMs, keepSeconds: b.settings.keepSeconds });
+  await ctx.queues[endpoint.queue].add(endpoint.jobName, data, { ...options, jobId, delay: PARKED_MS });
+  await ctx.schedulers[endpoint.queue].enqueue(jobId, 'batch', b.accountId, cost);
+}
+
+/**
+ * Feeds the batch's next lines, as many as it has room for ahead of the workers, from where the
+ * last feed stopped (a ranged read of the batch's copy of its input). A line enters the in-flight
+ * set before anything else is done for it, so the batch cannot end while a line is half fed;
+ * the cursor moves only after the lines before it are fed, so a feed cut short repeats them.
+ */
+export async function feed(ctx: BatchContext, b: BatchRecord): Promise<number> {
+  if (b.fedEnd) return 0;
+  const k = ctx.records.keys;
+  const room = Math.min(LINES_PER_STEP, ctx.ahead - (await ctx.redis.zcard(k.inflight(b.id))));
+  if (room <= 0) return 0;
+  const endpoint = batchEndpoint(ctx.catalog, b.endpoint);
+  const shape = lineShape(endpoint, b.settings);
+  const { body } = await getObject(ctx.store, inputCopyKey(b.id), b.cursorOffset);
+  let next = { line: b.cursorLine, offset: b.cursorOffset };
+  let fed = 0;
+  let reachedEnd = true;
+  try {
+    for await (const line of readLines(body, b.settings.maxLineBytes, { no: b.cursorLine, offset: b.cursorOffset })) {
+      if (fed >= room) {
+        reachedEnd = false;
+        break;
+      }
+      next = { line: line.no + 1, offset: line.end };
+      const parsed = parseLine(line, endpoint, shape);
+      if (parsed.kind === 'blank') continue;
+      if (Number(await evalScript(ctx.redis, FEED_LINE, 3, k.done(b.id), k.inflight(b.id), k.offsets(b.id), line.no, line.offset)) === 0) continue;
+      fed += 1;
+      await feedLine(ctx, b, endpoint, line.no, parsed);
+    }
+  } finally {
+    body.destroy();
+  }
+  await ctx.redis.hset(k.batch(b.id), { cursor_line: next.line, cursor_offset: next.offset, fed_end: reachedEnd ? '1' : '0' });
+  if (fed) ctx.schedulers[endpoint.queue].nudge();
+  return fed;
+}
+
+/** One line of the batch's input, read again at its offset (a line to feed again, or to name). */
+export async function lineAt(ctx: BatchContext, b: BatchRecord, no: number, offset: number): Promise<FileLine | undefined> {
+  const { body } = await getObject(ctx.store, inputCopyKey(b.id), offset);
+  try {
+    for await (const line of readLines(body, b.settings.maxLineBytes, { no, offset })) return line;
+  } finally {
+    body.destroy();
+  }
+  return undefined;
+}
