@@ -116,3 +116,28 @@ test('an end user named at reservation is on every entry of the job, and filters
   const all = await readLedger(redis, prefix, id, { limit: 10 });
   expect(all.entries.filter((e) => e.jobId === 'job-u2').every((e) => e.user === undefined)).toBe(true);
 });
+
+test("a batch's hold: lines carve their reservations from it, the balance covers a shortfall, the rest goes back once", async () => {
+  const id = await account(1_000_000);
+  await billing.hold(reservation(id, 'batch-h', 100_000));
+  expect(await billing.balanceOf(id)).toEqual({ balance: 900_000, reserved: 100_000, spent: 0 });
+  // the hold is no open reservation: no sweeper gives it back behind its batch's back
+  expect(await billing.openLongerThan(0, 100)).not.toContain('batch-h');
+  expect(await billing.carve('batch-h', reservation(id, 'line-1', 60_000))).toEqual({ outcome: 'made', state: 'reserved' });
+  expect(await billing.carve('batch-h', reservation(id, 'line-1', 60_000))).toEqual({ outcome: 'exists', state: 'reserved' });
+  // 40,000 left in the hold: 20,000 more come from the balance, with its ledger entry
+  expect(await billing.carve('batch-h', reservation(id, 'line-2', 60_000))).toEqual({ outcome: 'made', state: 'reserved' });
+  expect(await billing.balanceOf(id)).toEqual({ balance: 880_000, reserved: 120_000, spent: 0 });
+  expect(await billing.carve('batch-h', reservation(id, 'line-3', 10_000_000))).toEqual({ outcome: 'short' });
+  await billing.settle(id, 'line-1', 30_000, '1');
+  await billing.release('line-2');
+  // the hold is carved down to nothing: releasing it moves no money and still closes it once
+  expect((await billing.release('batch-h')).applied).toBe(true);
+  expect((await billing.release('batch-h')).applied).toBe(false);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 970_000, reserved: 0, spent: 30_000 });
+  const entries = await readLedger(redis, prefix, id, { limit: 100 });
+  expect(entries.entries.reduce((sum, e) => sum + e.amount, 0)).toBe(970_000);
+  // a hold of nothing (every line of its batch refused) is a hold like another
+  await billing.hold(reservation(id, 'batch-zero', 0));
+  expect((await billing.release('batch-zero')).applied).toBe(true);
+});

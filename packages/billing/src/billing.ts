@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError, evalScript } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
-import { BEGIN, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
+import { BEGIN, CARVE, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
 
 export interface Reservation {
   accountId: string;
@@ -32,8 +32,21 @@ export type ReservationState = 'reserved' | 'started' | 'settled' | 'released';
 export interface Billing {
   /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */
   reserve(r: Reservation): Promise<{ balance: number; reserved: number }>;
-  /** Charges what was delivered (at most the reservation) and releases the rest; a second call changes nothing. */
-  settle(accountId: string, jobId: string, charge: number, units: string): Promise<{ charged: number; applied: boolean }>;
+  /**
+   * A batch's hold: a reservation like any other (402, ledger entry, release), which its batch
+   * carves its lines' reservations from and releases itself; no sweeper gives it back.
+   */
+  hold(r: Reservation): Promise<{ balance: number; reserved: number }>;
+  /**
+   * A batch line's reservation taken from its batch's hold (`holdId`), the balance covering any
+   * shortfall: `made`, `exists` (with the line's state: a line fed before), or `short`.
+   */
+  carve(holdId: string, r: Reservation): Promise<{ outcome: 'made' | 'exists' | 'short'; state?: ReservationState }>;
+  /**
+   * Charges what was delivered (at most the reservation) and releases the rest; a second call
+   * changes nothing. `channel`: the upstream channel(s) that served the job, for the ledger.
+   */
+  settle(accountId: string, jobId: string, charge: number, units: string, channel?: string): Promise<{ charged: number; applied: boolean }>;
   /** Gives the whole reservation back (failure, cancel before start); a second call changes nothing. */
   release(jobId: string): Promise<{ applied: boolean }>;
   /** Cancels a job whose upstream call has not begun: all given back. False once it began. */
@@ -64,7 +77,7 @@ const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Numb
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
   const usage = usageKeys(prefix);
-  const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string) => {
+  const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string, channel = '') => {
     const now = Date.now();
     const [day, month] = [utcDay(now), utcMonth(now)];
     const [status = -1, , , charged = 0] = asNumbers(
@@ -85,27 +98,49 @@ export function createBilling(redis: Redis, prefix: string): Billing {
         CLOSED_RETENTION_SECONDS,
         unitCount(units),
         AGGREGATE_RETENTION_DAYS * 86_400,
+        channel,
       ),
     );
     return { applied: status === 1, charged, missing: status === -1 };
   };
 
+  const reserve = async (r: Reservation, tracked: boolean) => {
+    const [status, balance = 0, reserved = 0] = asNumbers(
+      await evalScript(redis, RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? '', tracked ? '1' : '0'),
+    );
+    if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
+    if (status === 0) {
+      throw new AppError('insufficient_balance', `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`);
+    }
+    return { balance, reserved };
+  };
+
   return {
-    async reserve(r) {
-      const [status, balance = 0, reserved = 0] = asNumbers(
-        await evalScript(redis, RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? ''),
-      );
-      if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
-      if (status === 0) {
-        throw new AppError(
-          'insufficient_balance',
-          `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`,
-        );
-      }
-      return { balance, reserved };
+    reserve: (r) => reserve(r, true),
+    hold: (r) => reserve(r, false),
+    async carve(holdId, r) {
+      const [status, state] = (await evalScript(
+        redis,
+        CARVE,
+        5,
+        keys.reservation(holdId),
+        keys.reservation(r.jobId),
+        keys.account(r.accountId),
+        keys.ledger(r.accountId),
+        keys.open,
+        r.amount,
+        r.accountId,
+        r.keyId,
+        r.jobId,
+        r.model,
+        r.units,
+        r.user ?? '',
+      )) as [number, string];
+      if (Number(status) === 0) return { outcome: 'short' };
+      return { outcome: Number(status) === 1 ? 'made' : 'exists', state: state as ReservationState };
     },
-    async settle(accountId, jobId, charge, units) {
-      const { applied, charged } = await close('settle', accountId, jobId, Math.max(0, Math.round(charge)), units);
+    async settle(accountId, jobId, charge, units, channel) {
+      const { applied, charged } = await close('settle', accountId, jobId, Math.max(0, Math.round(charge)), units, channel);
       return { applied, charged };
     },
     async release(jobId) {

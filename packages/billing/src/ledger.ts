@@ -16,6 +16,8 @@ export const ledgerEntrySchema = z.object({
   /** The caller's end user, when the request named one (OpenAI's `user`). */
   user: z.string().optional(),
   note: z.string().optional(),
+  /** Settlements: the upstream channel(s) that served the job (what it cost upstream is traceable). */
+  channel: z.string().optional(),
   /** The change of the available balance this entry made, in micro-units. */
   amount: z.number().int(),
   /** What was charged (settlements only). */
@@ -55,6 +57,7 @@ function toEntry(id: string, fields: string[]): LedgerEntry {
     units: f.units ?? '',
     ...(f.user ? { user: f.user } : {}),
     ...(f.note ? { note: f.note } : {}),
+    ...(f.channel ? { channel: f.channel } : {}),
     amount: Number(f.amount),
     charged: Number(f.charged),
     balance: Number(f.balance),

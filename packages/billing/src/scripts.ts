@@ -5,12 +5,16 @@
  *
  * Account hash fields: balance (available micro-units), reserved (held for running jobs),
  * spent (lifetime charges). Ledger entries' `amount` is the change of `balance`.
+ *
+ * Negations are written `0 - x`: Lua's `-x` of a zero is -0, which Redis refuses as an integer
+ * (a batch's hold can be carved down to nothing, or hold nothing at all).
  */
 
 /**
  * KEYS: account, reservation, ledger, open reservations (a sorted set by creation time, so a
  * reservation whose job never made it into the queue can be found and released).
- * ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none).
+ * ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none), tracked ('1': in the
+ * open set; a batch's hold is not, its batch releases it).
  */
 export const RESERVE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
@@ -20,15 +24,50 @@ end
 local amount = tonumber(ARGV[1])
 local balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
 if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')} end
-balance = redis.call('HINCRBY', KEYS[1], 'balance', -amount)
+balance = redis.call('HINCRBY', KEYS[1], 'balance', 0 - amount)
 local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
 redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
   'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
 redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
-  'model', ARGV[5], 'units', ARGV[6], 'amount', -amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
-local t = redis.call('TIME')
-redis.call('ZADD', KEYS[4], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
+  'model', ARGV[5], 'units', ARGV[6], 'amount', 0 - amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
+if ARGV[8] == '1' then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
+end
 return {1, balance, reserved}
+`;
+
+/**
+ * A batch line's reservation, carved out of its batch's hold: the money moves from the hold to the
+ * line, so the balance does not change and no ledger entry is written. What the hold no longer
+ * covers (prices changed since the batch was made, or the hold is closed) is reserved from the
+ * balance, with its entry. From then on the line's reservation is an ordinary one (begin, settle,
+ * release, the sweeper). KEYS: hold, line reservation, account, ledger, open reservations.
+ * ARGV: amount, accountId, keyId, jobId, model, units, user. Returns {1, 'reserved'} when made,
+ * {2, state} when the line had one already, {0, ''} when the balance cannot cover the shortfall.
+ */
+export const CARVE = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return {2, redis.call('HGET', KEYS[2], 'state')} end
+local amount = tonumber(ARGV[1])
+local fromHold = 0
+if redis.call('HGET', KEYS[1], 'state') == 'reserved' then
+  fromHold = math.min(amount, tonumber(redis.call('HGET', KEYS[1], 'amount') or '0'))
+end
+local short = amount - fromHold
+if short > 0 then
+  local balance = tonumber(redis.call('HGET', KEYS[3], 'balance') or '0')
+  if balance < short then return {0, ''} end
+  balance = redis.call('HINCRBY', KEYS[3], 'balance', -short)
+  local reserved = redis.call('HINCRBY', KEYS[3], 'reserved', short)
+  redis.call('XADD', KEYS[4], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
+    'model', ARGV[5], 'units', ARGV[6], 'amount', -short, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
+end
+if fromHold > 0 then redis.call('HINCRBY', KEYS[1], 'amount', -fromHold) end
+redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
+  'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[5], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
+return {1, 'reserved'}
 `;
 
 /**
@@ -50,7 +89,7 @@ return 0
  * the whole relay, monthly per account: daily.ts), in the same step, so they never disagree
  * with the ledger. KEYS: reservation, account, ledger, open reservations, account's day,
  * relay's day, month. ARGV: type (settle|release|cancel), charge, units, retentionSeconds,
- * unit count (a number), aggregate retention in seconds.
+ * unit count (a number), aggregate retention in seconds, the channel(s) that served the job.
  */
 export const CLOSE = `
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -61,7 +100,7 @@ local amount = tonumber(redis.call('HGET', KEYS[1], 'amount'))
 local charge = math.min(tonumber(ARGV[2]), amount)
 local refund = amount - charge
 local balance = redis.call('HINCRBY', KEYS[2], 'balance', refund)
-local reserved = redis.call('HINCRBY', KEYS[2], 'reserved', -amount)
+local reserved = redis.call('HINCRBY', KEYS[2], 'reserved', 0 - amount)
 redis.call('HINCRBY', KEYS[2], 'spent', charge)
 local closed = ARGV[1] == 'settle' and 'settled' or 'released'
 local entry = ARGV[1] == 'settle' and 'settle' or 'release'
@@ -69,8 +108,10 @@ redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', 
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'jobId'))
 local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model', 'user')
-redis.call('XADD', KEYS[3], '*', 'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
-  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or '')
+local fields = {'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
+  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or ''}
+if ARGV[7] and ARGV[7] ~= '' then fields[#fields + 1] = 'channel'; fields[#fields + 1] = ARGV[7] end
+redis.call('XADD', KEYS[3], '*', unpack(fields))
 if ARGV[1] == 'settle' then
   local ttl = tonumber(ARGV[6])
   for i = 5, 6 do

@@ -1,0 +1,141 @@
+import { every, type Catalog, type Logger } from '@relay/core';
+import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, type KeySealer, type LimitSet } from '@relay/channels';
+import type { QueueName } from '@relay/jobs';
+import { createArkImages, type ImageGeneration } from '../upstreams/ark/images.js';
+import { createGeminiSpeech, type SpeechSynthesis } from '../upstreams/gemini/speech.js';
+import type { CallObserver } from '../metrics.js';
+
+/** A channel this worker can call: what it serves, its adapter, and the capacity a call takes. */
+export interface LiveChannel {
+  record: ChannelRecord;
+  /** Public model id -> the vendor's id on this channel. */
+  models: Record<string, string>;
+  images?: ImageGeneration;
+  speech?: SpeechSynthesis;
+  candidate: Candidate;
+}
+
+export interface RegistrySettings {
+  store: ChannelStore;
+  catalog: Catalog;
+  /** Opens admin channels' keys; without it they cannot be used (a warning says so). */
+  sealer: KeySealer | undefined;
+  /** Every upstream call's deadline unless the channel has its own. */
+  timeoutMs: (record: ChannelRecord) => number;
+  /** The queue-wide limits (IMAGES_MAX_CONCURRENT, ...): a limit set every call of the queue takes. */
+  pools: Record<QueueName, { maxConcurrent: number; maxPerMinute: number }>;
+  refreshMs: number;
+  observe: (channel: string) => CallObserver;
+  /** Told of each version loaded (a metric: operators and tests see when a change reached a worker). */
+  onLoaded?: (version: number) => void;
+  log: Logger;
+}
+
+const QUEUE_OF = { ark: 'images', gemini: 'speech' } as const satisfies Record<ChannelRecord['upstream'], QueueName>;
+
+/** The smallest non-zero of the members' limits: channels of one vendor account share the account's. */
+function groupLimits(members: ChannelRecord[], name: string): LimitSet {
+  const least = (values: number[]) => Math.min(...values.filter((v) => v > 0), Number.MAX_SAFE_INTEGER);
+  const cap = (v: number) => (v === Number.MAX_SAFE_INTEGER ? 0 : v);
+  return { name: `grp:${name}`, maxConcurrent: cap(least(members.map((m) => m.maxConcurrent))), maxPerMinute: cap(least(members.map((m) => m.maxPerMinute))) };
+}
+
+/**
+ * The channels as Redis has them, kept current: reloaded whenever their version moves (checked
+ * every `refreshMs`), adapters made again only for channels whose address, key or deadline changed.
+ */
+export async function startChannelRegistry(settings: RegistrySettings) {
+  const { store, log } = settings;
+  let live: LiveChannel[] = [];
+  let version = -1;
+  const adapters = new Map<string, { signature: string; adapter: ImageGeneration | SpeechSynthesis }>();
+  const unopenable = new Set<string>();
+
+  function keyOf(record: ChannelRecord): string | undefined {
+    if (record.keyEnv !== null) return process.env[record.keyEnv] ?? '';
+    if (record.keySealed === null) return '';
+    try {
+      if (!settings.sealer) throw new Error('CHANNEL_SECRET is not set');
+      unopenable.delete(record.id);
+      return settings.sealer.open(record.keySealed);
+    } catch (error) {
+      if (!unopenable.has(record.id)) log.error({ channel: record.id, err: (error as Error).message }, "cannot open the channel's key: it takes no calls (set the CHANNEL_SECRET the api sealed it with)");
+      unopenable.add(record.id);
+      return undefined;
+    }
+  }
+
+  function build(records: ChannelRecord[]): LiveChannel[] {
+    const groups = new Map<string, ChannelRecord[]>();
+    for (const r of records) if (r.capacityGroup) groups.set(r.capacityGroup, [...(groups.get(r.capacityGroup) ?? []), r]);
+    const out: LiveChannel[] = [];
+    for (const record of records) {
+      if (record.disabled) continue;
+      const apiKey = keyOf(record);
+      if (apiKey === undefined) continue;
+      const queue = QUEUE_OF[record.upstream];
+      const upstream = { baseUrl: record.baseUrl.replace(/\/+$/, ''), apiKey, timeoutMs: settings.timeoutMs(record) };
+      const signature = JSON.stringify(upstream);
+      let made = adapters.get(record.id);
+      if (made?.signature !== signature) {
+        const adapter = record.upstream === 'ark' ? createArkImages(upstream, settings.observe(record.id)) : createGeminiSpeech(upstream, settings.observe(record.id));
+        made = { signature, adapter };
+        adapters.set(record.id, made);
+      }
+      const group = record.capacityGroup ? groupLimits(groups.get(record.capacityGroup)!, record.capacityGroup) : undefined;
+      const pool = settings.pools[queue];
+      const sets: LimitSet[] = [
+        { name: `ch:${record.id}`, maxConcurrent: group ? 0 : record.maxConcurrent, maxPerMinute: group ? 0 : record.maxPerMinute },
+        ...(group ? [group] : []),
+        ...(pool.maxConcurrent > 0 || pool.maxPerMinute > 0 ? [{ name: `pool:${queue}`, ...pool }] : []),
+      ];
+      out.push({
+        record,
+        models: servedModels(settings.catalog, record),
+        ...(record.upstream === 'ark' ? { images: made.adapter as ImageGeneration } : { speech: made.adapter as SpeechSynthesis }),
+        candidate: { id: record.id, tier: record.priority, weight: record.weight, sets },
+      });
+    }
+    return out;
+  }
+
+  async function refresh() {
+    const now = await store.version();
+    if (now === version) return;
+    const records = await store.list();
+    live = build(records);
+    version = now;
+    settings.onLoaded?.(version);
+    for (const id of adapters.keys()) if (!records.some((r) => r.id === id)) adapters.delete(id);
+    log.info({ channels: live.map((c) => c.record.id), version }, 'channels loaded');
+  }
+
+  await refresh();
+  const stop = every(settings.refreshMs, refresh, (error) => log.warn({ err: error.message }, 'could not reload the channels; trying again'));
+  return {
+    /** The channels that serve `model` on `queue` now, enabled and callable. */
+    serving(queue: QueueName, model: string): LiveChannel[] {
+      return live.filter((c) => QUEUE_OF[c.record.upstream] === queue && Object.hasOwn(c.models, model));
+    },
+    /**
+     * Calls the enabled channels of `queue` can take at once, all together (a capacity group
+     * counted once), or 0 when one of them has no limit: the fair schedule's window follows it.
+     */
+    capacity(queue: QueueName): number {
+      const counted = new Set<string>();
+      let total = 0;
+      for (const c of live.filter((l) => QUEUE_OF[l.record.upstream] === queue)) {
+        const [own, group] = c.candidate.sets;
+        const limit = group?.name.startsWith('grp:') ? group : own!;
+        if (limit.maxConcurrent === 0) return 0;
+        if (!counted.has(limit.name)) total += limit.maxConcurrent;
+        counted.add(limit.name);
+      }
+      return total;
+    },
+    refresh,
+    stop,
+  };
+}
+
+export type ChannelRegistry = Awaited<ReturnType<typeof startChannelRegistry>>;

@@ -1,0 +1,98 @@
+import { AppError, type Logger } from '@relay/core';
+import { createChannelRouter, type BreakerSettings, type Verdict } from '@relay/channels';
+import type { QueueName } from '@relay/jobs';
+import type { Redis } from 'ioredis';
+import { UpstreamError } from '../upstreams/upstream-error.js';
+import type { ImageGeneration } from '../upstreams/ark/images.js';
+import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
+import type { WorkerMetrics } from '../metrics.js';
+import type { ChannelRegistry, LiveChannel } from './registry.js';
+
+export interface UpstreamCallSettings {
+  redis: Redis;
+  subscriber: Redis;
+  prefix: string;
+  registry: ChannelRegistry;
+  leaseMs: number;
+  breaker: BreakerSettings;
+  /** 429s that name no delay (Ark sends none) cool their channel this long; none longer than the maximum. */
+  rateLimit: { defaultMs: number; maxMs: number };
+  metrics: WorkerMetrics;
+  log: Logger;
+}
+
+/** A vendor key refused: the channel's own problem, which no retry fixes. */
+const AUTH_CODES = new Set(['API_KEY_INVALID', 'PERMISSION_DENIED', 'UNAUTHENTICATED', 'AuthenticationError']);
+
+/** What an upstream failure says about the channel it happened on. */
+export function verdictOf(error: unknown, rateLimit: UpstreamCallSettings['rateLimit']): Verdict {
+  if (error instanceof AppError && error.code === 'cancelled') return { outcome: 'none', failover: false };
+  if (!(error instanceof UpstreamError)) return { outcome: 'ok', failover: false };
+  const { status, code, retryAfterMs } = error.details;
+  switch (error.kind) {
+    case 'transient':
+      return { outcome: 'fail', failover: true };
+    case 'rate-limited':
+      return { outcome: 'limited', delayMs: Math.min(retryAfterMs ?? rateLimit.defaultMs, rateLimit.maxMs), failover: true };
+    case 'misconfigured':
+      if (status === 401 || status === 403 || AUTH_CODES.has(code ?? '')) return { outcome: 'auth', reason: `auth: HTTP ${status}${code ? ` ${code}` : ''}: ${error.message}`.slice(0, 300), failover: true };
+      return { outcome: 'fail', failover: true }; // a model the channel does not know (404): another channel may
+    default:
+      return { outcome: 'ok', failover: false }; // a refusal of the content: the channel works, and so would every other
+  }
+}
+
+/**
+ * Upstream calls through the channels serving a model: the router picks, fails over and keeps
+ * the breakers; each call runs with the picked channel's adapter and its id for the model.
+ */
+export function createUpstreamCalls(settings: UpstreamCallSettings) {
+  const { registry, metrics, log } = settings;
+  const router = createChannelRouter({
+    redis: settings.redis,
+    subscriber: settings.subscriber,
+    prefix: settings.prefix,
+    leaseMs: settings.leaseMs,
+    breaker: settings.breaker,
+    shortWaitMs: 1_000,
+    onCall(channel, outcome, ms, state) {
+      if (outcome === 'none') return;
+      metrics.channelCalls.inc({ channel, outcome });
+      if (state === 'open' || state === 'closed') metrics.channelOpen.set({ channel }, state === 'open' ? 1 : 0);
+      metrics.channelLatency.observe({ channel }, ms / 1000);
+      if (outcome === 'auth') {
+        metrics.channelDisabled.inc({ channel });
+        log.error({ channel }, 'the upstream refused the channel\'s key: the channel is disabled until an operator enables it (PATCH /admin/channels/{id})');
+      } else if (outcome !== 'ok') log.warn({ channel, outcome, state }, 'upstream call failed on a channel');
+    },
+  });
+  const judge = (error: unknown) => verdictOf(error, settings.rateLimit);
+
+  async function call<T>(queue: QueueName, model: string, run: (channel: LiveChannel, vendorModel: string) => Promise<T>) {
+    const serving = registry.serving(queue, model);
+    if (!serving.length) {
+      throw new AppError('upstream_misconfigured', `no enabled upstream channel serves ${model}; contact the relay's operator`, { retryable: false });
+    }
+    const byId = new Map(serving.map((c) => [c.record.id, c]));
+    return router.call(
+      serving.map((c) => c.candidate),
+      async (id) => {
+        const channel = byId.get(id)!;
+        metrics.channelInFlight.inc({ channel: id });
+        try {
+          return await run(channel, channel.models[model]!);
+        } finally {
+          metrics.channelInFlight.dec({ channel: id });
+        }
+      },
+      judge,
+    );
+  }
+
+  return {
+    images: <T>(model: string, run: (upstream: ImageGeneration, vendorModel: string) => Promise<T>) => call('images', model, (c, vendorModel) => run(c.images!, vendorModel)),
+    speech: <T>(model: string, run: (upstream: SpeechSynthesis, vendorModel: string) => Promise<T>) => call('speech', model, (c, vendorModel) => run(c.speech!, vendorModel)),
+  };
+}
+
+export type UpstreamCalls = ReturnType<typeof createUpstreamCalls>;

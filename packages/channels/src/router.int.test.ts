@@ -1,0 +1,196 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
+import { evalScript } from '@relay/core';
+import { startRedis, uniqueName } from '@relay/testkit';
+import { PICK } from './scripts.js';
+import { ChannelsCooling, createChannelRouter, type Candidate, type ChannelRouter, type Verdict } from './router.js';
+import { createChannelStore } from './store.js';
+import { readHealth } from './view.js';
+
+const handle = await startRedis();
+const redis = new Redis(handle.url);
+/** A connection for subscribing: no ready check (its INFO would arrive after the SUBSCRIBE). */
+const subscriberConnection = () => new Redis(handle.url, { enableReadyCheck: false });
+afterAll(async () => {
+  redis.disconnect();
+  await handle.stop();
+});
+
+let prefix: string;
+let router: ChannelRouter;
+let subscriber: Redis;
+const breaker = { windowMs: 60_000, minCalls: 4, failureShare: 0.5, consecutive: 1_000, cooldownMs: 300 };
+beforeEach(() => {
+  prefix = uniqueName('ch');
+  subscriber = subscriberConnection();
+  router = createChannelRouter({ redis, subscriber, prefix, leaseMs: 2_000, breaker, shortWaitMs: 100 });
+});
+afterEach(() => subscriber.disconnect());
+
+const own = (id: string, maxConcurrent = 0, maxPerMinute = 0) => ({ name: `ch:${id}`, maxConcurrent, maxPerMinute });
+const channel = (id: string, extra: Partial<Candidate> = {}): Candidate => ({ id, tier: 0, weight: 1, sets: [own(id)], ...extra });
+class Upstream extends Error {
+  constructor(readonly verdict: Verdict) {
+    super(verdict.outcome);
+  }
+}
+const judge = (error: unknown): Verdict => (error instanceof Upstream ? error.verdict : { outcome: 'fail', failover: true });
+const fail: Verdict = { outcome: 'fail', failover: true };
+
+test('traffic is split by weight among healthy channels of the best tier', async () => {
+  const seen: Record<string, number> = { a: 0, b: 0, backup: 0 };
+  const candidates = [channel('a', { weight: 3 }), channel('b', { weight: 1 }), channel('backup', { tier: 1 })];
+  for (let i = 0; i < 400; i++) await router.call(candidates, async (id) => void (seen[id]! += 1), judge);
+  expect(seen.backup).toBe(0);
+  expect(seen.a! / 400).toBeGreaterThan(0.75 * 0.85);
+  expect(seen.a! / 400).toBeLessThan(0.75 * 1.15);
+});
+
+test('a failing channel fails over within the call, opens its breaker, and is taken back by one probe after the cooldown', async () => {
+  let broken = true;
+  const calls: string[] = [];
+  const candidates = [channel('a', { weight: 1000 }), channel('b')];
+  for (let i = 0; i < 10; i++) {
+    const { channel: used } = await router.call(candidates, async (id) => {
+      calls.push(id);
+      if (id === 'a' && broken) throw new Upstream(fail);
+    }, judge);
+    expect(used).toBe('b');
+  }
+  // a answered 500 until its breaker opened (4 calls at >= 50 %): then it is not called at all
+  expect(calls.filter((id) => id === 'a')).toHaveLength(4);
+  const [health] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
+  expect(health).toMatchObject({ state: 'open', recentCalls: 4, recentFailureShare: 1 });
+
+  broken = false;
+  const opened = Date.now();
+  calls.length = 0;
+  // a is not called again until its cooldown has passed; then one probe closes it
+  while (!calls.includes('a')) await router.call(candidates, async (id) => void calls.push(id), judge);
+  expect(Date.now() - opened).toBeGreaterThanOrEqual(breaker.cooldownMs - 50);
+  calls.length = 0;
+  for (let i = 0; i < 10; i++) await router.call(candidates, async (id) => void calls.push(id), judge);
+  expect(calls.filter((id) => id === 'a').length).toBeGreaterThanOrEqual(9); // weight 1000 again, once the probe closed it
+});
+
+test('failures in a row open the breaker however many successes the window holds', async () => {
+  const quick = createChannelRouter({ redis, subscriber, prefix, leaseMs: 2_000, breaker: { ...breaker, consecutive: 3 }, shortWaitMs: 100 });
+  let broken = false;
+  const calls: string[] = [];
+  const candidates = [channel('a', { weight: 1000 }), channel('b')];
+  const call = () => quick.call(candidates, async (id) => {
+    calls.push(id);
+    if (id === 'a' && broken) throw new Upstream(fail);
+  }, judge);
+  for (let i = 0; i < 50; i++) await call(); // 50 successes of a in the window
+  broken = true;
+  calls.length = 0;
+  for (let i = 0; i < 10; i++) await call();
+  expect(calls.filter((id) => id === 'a')).toHaveLength(3);
+});
+
+test('a content refusal is no fault of the channel: no failover, the breaker stays closed', async () => {
+  const refusal = new Upstream({ outcome: 'ok', failover: false });
+  let calls = 0;
+  for (let i = 0; i < 6; i++) {
+    await expect(router.call([channel('a'), channel('b')], async () => {
+      calls += 1;
+      throw refusal;
+    }, judge)).rejects.toBe(refusal);
+  }
+  expect(calls).toBe(6);
+  const health = await readHealth(redis, prefix, [{ id: 'a', disabled: false }, { id: 'b', disabled: false }] as never);
+  expect([...health.values()].every((h) => h.state === 'closed')).toBe(true);
+});
+
+test('a 429 cools its channel for the delay it asked: the call moves on, and with no other channel the caller waits', async () => {
+  const limited = new Upstream({ outcome: 'limited', delayMs: 5_000, failover: true });
+  const first = await router.call([channel('a', { weight: 1000 }), channel('b')], async (id) => {
+    if (id === 'a') throw limited;
+    return id;
+  }, judge);
+  expect(first.value).toBe('b');
+  // only a can serve the next call, and it is cooling for ~5 s: longer than a short wait
+  const error = await router.call([channel('a')], async () => 'a', judge).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ChannelsCooling);
+  expect((error as ChannelsCooling).waitMs).toBeGreaterThan(4_000);
+  expect((error as ChannelsCooling).waitMs).toBeLessThanOrEqual(5_000);
+});
+
+test('after a 429 pause one probe goes first; its failure is counted like any other, not a cooldown', async () => {
+  const limited = new Upstream({ outcome: 'limited', delayMs: 80, failover: true });
+  await expect(router.call([channel('a')], async () => { throw limited; }, judge)).rejects.toBe(limited);
+  const [paused] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
+  expect(paused!.state).toBe('open');
+  // the pause is short: the router waits it out, and the probe fails with a 500
+  await expect(router.call([channel('a')], async () => { throw new Upstream(fail); }, judge)).rejects.toBeInstanceOf(Upstream);
+  const [after] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
+  expect(after).toMatchObject({ state: 'closed', recentCalls: 1, recentFailureShare: 1 });
+  expect((await router.call([channel('a')], async () => 'served', judge)).value).toBe('served');
+});
+
+test('401/403 disables the channel in the store; every channel tried: the last error is thrown', async () => {
+  const store = createChannelStore(redis, prefix);
+  await store.create({ id: 'a', upstream: 'ark', baseUrl: 'http://a', keySealed: 'x', keyEnv: null, models: null, weight: 1, priority: 0, maxConcurrent: 0, maxPerMinute: 0, capacityGroup: null, timeoutMs: null });
+  const before = await store.version();
+  const denied = new Upstream({ outcome: 'auth', reason: 'auth: HTTP 401', failover: true });
+  await expect(router.call([channel('a')], async () => { throw denied; }, judge)).rejects.toBe(denied);
+  expect(await store.get('a')).toMatchObject({ disabled: true, disabledReason: 'auth: HTTP 401' });
+  expect(await store.version()).toBeGreaterThan(before);
+});
+
+test('two workers, two channels of one capacity group: never more than the group allows at once, every call runs', async () => {
+  const [otherRedis, otherSubscriber] = [new Redis(handle.url), subscriberConnection()];
+  const other = createChannelRouter({ redis: otherRedis, subscriber: otherSubscriber, prefix, leaseMs: 2_000, breaker, shortWaitMs: 100 });
+  const group = { name: 'grp:acct-1', maxConcurrent: 3, maxPerMinute: 0 };
+  const candidates = [channel('a', { sets: [own('a'), group] }), channel('b', { sets: [own('b'), group] })];
+  let running = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  const calls = Array.from({ length: 24 }, (_, i) =>
+    (i % 2 ? router : other).call(candidates, async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running -= 1;
+      return 'done';
+    }, judge),
+  );
+  // each call is let go only once the group is full: a freed lease goes to a waiting call
+  for (let released = 0; released < 24; released++) {
+    while (gates.length < Math.min(3, 24 - released)) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(running).toBeLessThanOrEqual(3);
+    gates.shift()!();
+  }
+  expect((await Promise.all(calls)).map((c) => c.value)).toEqual(Array(24).fill('done'));
+  expect(most).toBe(3);
+  otherRedis.disconnect();
+  otherSubscriber.disconnect();
+});
+
+test('a failing call gives its lease back', async () => {
+  const candidates = [channel('a', { sets: [own('a', 1)] })];
+  const refusal = new Upstream({ outcome: 'ok', failover: false });
+  await expect(router.call(candidates, async () => { throw refusal; }, judge)).rejects.toBe(refusal);
+  expect((await router.call(candidates, async () => 'next', judge)).value).toBe('next');
+});
+
+test('a lease whose worker died lapses: its capacity comes back', async () => {
+  const shortSubscriber = subscriberConnection();
+  const short = createChannelRouter({ redis, subscriber: shortSubscriber, prefix, leaseMs: 300, breaker, shortWaitMs: 100 });
+  const candidates = [channel('a', { sets: [own('a', 1)] })];
+  // a worker took the only lease and died: nobody renews it, nobody gives it back
+  await evalScript(redis, PICK, 1, `${prefix}:channels:version`, prefix, 300, 'dead-worker', 0, 0, 1, 'a', 0, 1, 'ch:a,1,0');
+  const started = Date.now();
+  const { value } = await short.call(candidates, async () => 'after the lapse', judge);
+  expect(value).toBe('after the lapse');
+  expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  shortSubscriber.disconnect();
+});
+
+test('a per-minute limit spaces the starts: no sliding minute holds more than the limit', async () => {
+  const candidates = [channel('a', { sets: [own('a', 0, 1200)] })]; // one start per ~50 ms
+  const starts: number[] = [];
+  for (let i = 0; i < 6; i++) await router.call(candidates, async () => void starts.push(Date.now()), judge);
+  for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(45);
+});

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { evalScript } from '@relay/core';
+import { channelKeys, type LimitSet } from './keys.js';
+import { PICK, RELEASE, RENEW } from './scripts.js';
+
+/** A channel a call may go to, with the capacity it takes (its own limit set first). */
+export interface Candidate {
+  id: string;
+  tier: number;
+  weight: number;
+  sets: LimitSet[];
+}
+
+export type CallOutcome = 'ok' | 'fail' | 'limited' | 'auth' | 'none';
+
+/** What a failed call says about its channel, and whether another channel should be tried. */
+export interface Verdict {
+  outcome: CallOutcome;
+  /** `limited`: how long the channel asked to be left alone. */
+  delayMs?: number;
+  /** `auth`: why the channel is disabled. */
+  reason?: string;
+  /** true: the channel's fault (5xx, 429, timeout, reset, its key); never for a refusal of the content. */
+  failover: boolean;
+}
+
+export interface BreakerSettings {
+  /** The window failures are counted over, the calls it must hold before it may open, the share of failures that opens it. */
+  windowMs: number;
+  minCalls: number;
+  failureShare: number;
+  /** Failures in a row that open it at once. */
+  consecutive: number;
+  /** How long an opened breaker keeps its channel out before a probe call. */
+  cooldownMs: number;
+}
+
+export interface RouterSettings {
+  redis: Redis;
+  /** A connection in subscriber mode (told when a lease is given back). */
+  subscriber: Redis;
+  prefix: string;
+  /** A lease outlives a dead worker this long (renewed while its call runs). */
+  leaseMs: number;
+  breaker: BreakerSettings;
+  /** Waits up to this long happen here; a longer one is the caller's (a job is delayed instead). */
+  shortWaitMs: number;
+  /** Told of every call's end (metrics, logs). */
+  onCall?: (channel: string, outcome: CallOutcome, ms: number, state: string) => void;
+  random?: () => number;
+}
+
+/** Every channel that could take the call is cooling (open breakers, per-minute limits) for longer than a short wait. */
+export class ChannelsCooling extends Error {
+  override name = 'ChannelsCooling';
+  constructor(
+    readonly waitMs: number,
+    readonly lastError?: unknown,
+  ) {
+    super(`every channel is cooling for at least ${waitMs} ms`);
+  }
+}
+
+const POLL_MS = 200;
+
+/**
+ * Sends one upstream call through the channels that can take it: the best usable one (scripts.ts:
+ * PICK) gets it, and when that channel fails it in a way that is the channel's fault, the next
+ * one gets it at once, each channel at most once per `call`. When every channel is full the call
+ * waits for a freed lease; when every one is cooling it waits if the wait is short, else throws
+ * ChannelsCooling so the job can wait without holding a worker.
+ */
+export function createChannelRouter(settings: RouterSettings) {
+  const keys = channelKeys(settings.prefix);
+  const random = settings.random ?? Math.random;
+  const { breaker } = settings;
+  const waiting: Array<() => void> = [];
+  void settings.subscriber.subscribe(keys.freed).catch(() => undefined);
+  settings.subscriber.on('message', (channel: string) => {
+    if (channel !== keys.freed) return;
+    for (const wake of waiting.splice(0, 4)) wake();
+  });
+
+  const freedOrPoll = () =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        const at = waiting.indexOf(wake);
+        if (at >= 0) waiting.splice(at, 1);
+        resolve();
+      }, POLL_MS);
+      waiting.push(wake);
+    });
+
+  async function pick(candidates: Candidate[], token: string): Promise<{ id: string } | { wait: number }> {
+    const args = candidates.flatMap((c) => [c.id, c.tier, c.weight, c.sets.map((s) => `${s.name},${s.maxConcurrent},${s.maxPerMinute}`).join('|')]);
+    const [id, second] = (await evalScript(settings.redis, PICK, 1, keys.version, settings.prefix, settings.leaseMs, token, random(), random(), candidates.length, ...args)) as [string, number];
+    return id ? { id } : { wait: Number(second) };
+  }
+
+  const release = (candidate: Candidate, token: string, verdict: Verdict, ms: number) =>
+    evalScript(
+      settings.redis,
+      RELEASE,
+      1,
+      keys.version,
+      settings.prefix,
+      candidate.id,
+      token,
+      candidate.sets.map((s) => s.name).join('|'),
+      verdict.outcome,
+      Math.round(ms),
+      Math.round(verdict.delayMs ?? breaker.cooldownMs),
+      breaker.windowMs,
+      breaker.minCalls,
+      breaker.failureShare,
+      breaker.cooldownMs,
+      verdict.reason ?? '',
+      breaker.consecutive,
+    ).then(String);
+
+  /** One call on the picked channel, its leases kept while it runs; the verdict and the value or error. */
+  async function attempt<T>(candidate: Candidate, token: string, run: (channel: string) => Promise<T>, judge: (error: unknown) => Verdict) {
+    const names = candidate.sets.map((s) => s.name).join('|');
+    const renew = setInterval(
+      () => void evalScript(settings.redis, RENEW, 1, keys.version, settings.prefix, token, settings.leaseMs, names, candidate.id).catch(() => undefined),
+      settings.leaseMs / 3,
+    );
+    const started = performance.now();
+    let outcome: { value: T } | { error: unknown; verdict: Verdict };
+    try {
+      outcome = { value: await run(candidate.id) };
+    } catch (error) {
+      outcome = { error, verdict: judge(error) };
+    } finally {
+      clearInterval(renew);
+    }
+    const ms = performance.now() - started;
+    const verdict: Verdict = 'value' in outcome ? { outcome: 'ok', failover: false } : outcome.verdict;
+    const released = release(candidate, token, verdict, ms)
+      .catch(() => 'unknown')
+      .then((state) => settings.onCall?.(candidate.id, verdict.outcome, ms, state));
+    // an answer goes on at once (the lease and the breaker are told on the side); a failure waits
+    // for them, so the next pick sees the channel as this call left it
+    if (!('value' in outcome)) await released;
+    return outcome;
+  }
+
+  return {
+    async call<T>(candidates: Candidate[], run: (channel: string) => Promise<T>, judge: (error: unknown) => Verdict): Promise<{ value: T; channel: string }> {
+      const tried = new Set<string>();
+      let last: unknown;
+      for (;;) {
+        const left = candidates.filter((c) => !tried.has(c.id));
+        if (!left.length) throw last;
+        const token = randomBytes(12).toString('hex');
+        const picked = await pick(left, token);
+        if ('wait' in picked) {
+          if (picked.wait < 0) await freedOrPoll();
+          else if (picked.wait <= settings.shortWaitMs) await sleep(picked.wait + Math.floor(random() * 20));
+          else throw new ChannelsCooling(picked.wait, last);
+          continue;
+        }
+        const candidate = left.find((c) => c.id === picked.id)!;
+        const outcome = await attempt(candidate, token, run, judge);
+        if ('value' in outcome) return { value: outcome.value, channel: candidate.id };
+        if (!outcome.verdict.failover) throw outcome.error;
+        last = outcome.error;
+        tried.add(candidate.id);
+      }
+    },
+  };
+}
+
+export type ChannelRouter = ReturnType<typeof createChannelRouter>;
