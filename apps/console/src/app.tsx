@@ -4,27 +4,19 @@ import { whenUnauthorized } from './api/client.js';
 import type { ConsoleConfig } from './api/types.js';
 import { AdminDisabled, SignIn } from './auth/sign-in.js';
 import { forgetToken, readToken } from './auth/session.js';
-import { ComingSoon, ErrorNote } from './components/status.js';
+import { ErrorNote } from './components/status.js';
 import { BASE } from './layout/nav.js';
 import { Shell } from './layout/shell.js';
 import { AccountPage } from './pages/account.js';
 import { AccountsPage } from './pages/accounts.js';
+import { BatchesPage } from './pages/batches.js';
+import { ChannelsPage } from './pages/channels.js';
 import { NotFound } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
 import { PlaygroundPage } from './pages/playground.js';
 import { QueuesPage } from './pages/queues.js';
 import { SchedulingPage } from './pages/scheduling.js';
 
-const Channels = () => (
-  <ComingSoon title="Channels" feature="channels">
-    <p>Each upstream channel's state (its breaker), with disable and enable.</p>
-  </ComingSoon>
-);
-const Batches = () => (
-  <ComingSoon title="Batches" feature="batches">
-    <p>Batches with their progress, cancel, and their output and archive to download.</p>
-  </ComingSoon>
-);
 
 export function App() {
   const [config, setConfig] = useState<ConsoleConfig>();
@@ -60,8 +52,8 @@ export function App() {
           <Route path={`${BASE}/accounts/:id`} component={AccountPage} />
           <Route path={`${BASE}/queues`} component={QueuesPage} />
           <Route path={`${BASE}/scheduling`} component={SchedulingPage} />
-          <Route path={`${BASE}/channels`} component={Channels} />
-          <Route path={`${BASE}/batches`} component={Batches} />
+          <Route path={`${BASE}/channels`} component={ChannelsPage} />
+          <Route path={`${BASE}/batches`} component={BatchesPage} />
           <Route path={`${BASE}/playground`} component={PlaygroundPage} />
           <Route default component={NotFound} />
         </Router>

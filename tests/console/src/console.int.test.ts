@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
 import { loadApiConfig, startApi } from '@relay/api';
 import { buildConsole } from '@relay/console/build';
 import { createLogger, loadCatalog } from '@relay/core';
-import { postJson, startStack, type Stack } from '@relay/e2e';
+import { channelsReachedWorker, postJson, startStack, type Stack } from '@relay/e2e';
 import { repoRoot } from '@relay/testkit';
 import { openBrowser } from './browser.js';
 
@@ -29,7 +29,8 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   consoleDir = mkdtempSync(join(tmpdir(), 'relay-console-'));
   await buildConsole({ outdir: consoleDir });
-  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' } });
+  // eight image jobs at once: a cancelled batch then has lines that never started
+  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' }, worker: { IMAGES_CONCURRENCY: '8' } });
   // a customer with a name to find, and real traffic through the relay for the charts
   customer = await stack.newKey();
   const named = await json<{ id: string }>(stack.admin('POST', '/accounts', { name: 'Acme Rockets' }));
@@ -205,14 +206,60 @@ test('scheduling: pending jobs per lane and account from the fair scheduler', as
   await shot('scheduling');
 });
 
-test('the pages of features still being built say what they will show', async () => {
-  for (const [name, feature] of [
-    ['Channels', 'channels'],
-    ['Batches', 'batches'],
-  ]) {
-    await page.getByRole('link', { name: name!, exact: true }).click();
-    await page.getByText(`Coming with ${feature}.`).waitFor();
+test('channels: each channel with its breaker state; one is taken out of service and put back', async () => {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Channels' }).click();
+  const table = page.getByRole('region', { name: 'Upstream channels' });
+  const row = (id: string) => table.locator('tbody tr', { has: page.locator('strong', { hasText: new RegExp(`^${id}$`) }) });
+  await row('ark').getByText('healthy').waitFor();
+  // the images above went through the configured image channel
+  expect(Number((await row('ark').locator('td').nth(3).textContent())?.split(',')[0])).toBeGreaterThanOrEqual(2);
+  await page.getByRole('button', { name: 'Disable channel gemini' }).click();
+  await row('gemini').getByText('disabled: by an operator').waitFor();
+  expect(await json<{ disabled: boolean; state: string }>(stack.admin('GET', '/channels/gemini'))).toMatchObject({ disabled: true, state: 'disabled' });
+  await shot('channels');
+  await page.getByRole('button', { name: 'Enable channel gemini' }).click();
+  await row('gemini').getByText('healthy').waitFor();
+  await channelsReachedWorker(stack); // the playground below speaks through it
+});
+
+test('batches: progress bars, cancel, and the files of the ended batch to download', async () => {
+  // every call is held at the upstream until released: the batch is surely running when cancelled
+  await stack.fault({ type: 'hold', api: 'images', times: 40 });
+  const input = Array.from({ length: 40 }, (_, i) => JSON.stringify({ custom_id: `rocket-${i}`, method: 'POST', url: '/v1/images/generations', body: { model: IMAGE_MODEL, prompt: `rocket ${i}` } })).join('\n');
+  const form = new FormData();
+  form.set('purpose', 'batch');
+  form.set('file', new Blob([input]), 'rockets.jsonl');
+  const file = await json<{ id: string }>(fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${customer.key}` }, body: form }));
+  const batch = await json<{ id: string }>(postJson(`${stack.url}/v1/batches`, { input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' }, customer.key));
+  await expect.poll(async () => (await stack.simStats()).holding, { timeout: 30_000 }).toBeGreaterThan(0);
+
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Batches' }).click();
+  const row = page.getByRole('region', { name: 'Batches' }).locator('tbody tr', { hasText: batch.id });
+  await row.getByText('in_progress').waitFor();
+  expect(await row.getByRole('progressbar').getAttribute('max')).toBe('40');
+  await shot('batches');
+  await page.getByRole('button', { name: `Cancel batch ${batch.id}` }).click();
+  await row.getByText(/^cancell(ing|ed)$/).waitFor();
+  await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' }); // the holds the cancelled lines never used
+  await stack.release(); // the lines already at the upstream finish, and are kept
+  await row.getByText('cancelled', { exact: true }).waitFor({ timeout: 30_000 });
+  const ended = await json<{ request_counts: { total: number; completed: number; failed: number } }>(stack.admin('GET', `/batches/${batch.id}`));
+  expect(ended.request_counts.completed).toBeGreaterThan(0);
+  expect(ended.request_counts.failed).toBeGreaterThan(0); // the lines never started: batch_cancelled
+
+  for (const [button, filename] of [
+    [`Download the archive of ${batch.id}`, `${batch.id}.zip`],
+    [`Download the errors of ${batch.id}`, `${batch.id}_errors.jsonl`],
+  ] as const) {
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: button }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toBe(filename);
+    const bytes = readFileSync((await download.path())!);
+    if (filename.endsWith('.zip')) expect(bytes.subarray(0, 2).toString()).toBe('PK');
+    else expect(bytes.toString().trim().split('\n')).toHaveLength(ended.request_counts.failed);
   }
+  await shot('batches-ended');
 });
 
 test('playground: an image and audio from the relay with the key pasted in, and the request as code', async () => {

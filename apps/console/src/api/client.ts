@@ -49,3 +49,22 @@ export async function admin<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path
   if (!res.ok) throw new ApiError(res.status, await messageOf(res));
   return (await res.json()) as T;
 }
+
+/**
+ * Downloads an admin file (a batch's output, its archive) with the token in a header, as the
+ * token never goes into a URL: fetched, then handed to the browser as a file.
+ */
+export async function download(path: string, filename: string, token = readToken()): Promise<void> {
+  const res = await fetch(`/admin${path}`, { headers: { authorization: `Bearer ${token ?? ''}` } });
+  if (res.status === 401) {
+    onUnauthorized();
+    throw new ApiError(401, 'The admin token was not accepted.');
+  }
+  if (!res.ok) throw new ApiError(res.status, await messageOf(res));
+  const url = URL.createObjectURL(await res.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -27,3 +27,7 @@ export type SpeechRequest = z.input<typeof contract.speechRequestFields>;
 export type GenerateContentResponse = z.output<typeof contract.generateContentResponseSchema>;
 export type OpenAIError = z.output<typeof contract.openAIErrorSchema>;
 export type GoogleError = z.output<typeof contract.googleErrorSchema>;
+export type ChannelView = z.output<typeof contract.channelViewSchema>;
+export type ChannelPatch = z.input<typeof contract.channelPatchBody>;
+export type AdminBatchList = z.output<typeof contract.adminBatchListSchema>;
+export type AdminBatch = AdminBatchList['batches'][number];

@@ -19,18 +19,3 @@ export function Loading({ ready, error, children }: { ready: boolean; error?: st
     </>
   );
 }
-
-/** A page of the navigation whose feature is still being built elsewhere. */
-export function ComingSoon({ title, feature, children }: { title: string; feature: string; children?: ComponentChildren }) {
-  return (
-    <section>
-      <h1>{title}</h1>
-      <article class="coming">
-        <p>
-          <strong>Coming with {feature}.</strong> The admin API for it is not in this relay yet; this page fills in when it is.
-        </p>
-        {children}
-      </article>
-    </section>
-  );
-}
