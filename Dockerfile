@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for the api, the worker and the simulator; the command picks which:
-#   node dist/api.mjs | node dist/worker.mjs | node dist/simulator.mjs | node dist/admin.mjs ...
+#   node dist/api.mjs | node dist/worker.mjs | node dist/simulator.mjs | node dist/admin.mjs ... | node dist/batch.mjs ...
 ARG NODE_IMAGE=node:26-alpine
 
 # Every workspace manifest, so npm ci sees the whole workspace the lockfile describes.
@@ -12,15 +12,19 @@ COPY apps/worker/package.json apps/worker/
 COPY apps/simulator/package.json apps/simulator/
 COPY apps/embedded/package.json apps/embedded/
 COPY apps/console/package.json apps/console/
+COPY apps/cli/package.json apps/cli/
 COPY packages/core/package.json packages/core/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/billing/package.json packages/billing/
 COPY packages/scheduler/package.json packages/scheduler/
+COPY packages/batch/package.json packages/batch/
+COPY packages/channels/package.json packages/channels/
 COPY packages/testkit/package.json packages/testkit/
 COPY tests/clients/package.json tests/clients/
 COPY tests/e2e/package.json tests/e2e/
 COPY tests/faults/package.json tests/faults/
 COPY tests/console/package.json tests/console/
+COPY bench/package.json bench/
 
 # Runtime dependencies only. bull-board's valibot names typescript as a peer: nothing needs it to run.
 FROM manifests AS runtime-deps

@@ -6,10 +6,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU milliseconds each process spent per request while `run` ran. */
-export async function cpuPerRequest<T>(pids: Record<string, number>, requests: number, run: () => Promise<T>) {
+/** CPU milliseconds each process spent per request while `run` ran (requests: as `run` counted them). */
+export async function cpuPerRequest<T extends { latenciesMs: unknown[] }>(pids: Record<string, number>, run: () => Promise<T>) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const result = await run();
+  const requests = Math.max(1, result.latenciesMs.length);
   const perRequestMs = Object.fromEntries(
     Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuSeconds(pid) - before[name]!) / requests) * 1000 * 100) / 100]),
   );

@@ -1,149 +1,203 @@
 /**
- * npm run bench: the relay on loopback against the simulator, in three parts (see README):
- * overhead (latency and throughput, straight to the simulator vs through the relay), burst
- * (2,000 at once against an upstream capped at 20 calls), scale (5,000 waiting requests).
- * Prints a table and writes bench/results/<time>.json, with CPU profiles of api and worker.
+ * npm run bench: the relay beside a pass-through peer (the Portkey OSS gateway) in one run, on
+ * the same simulated upstream (50 ms per call), then a burst and a scale test. Everything runs on
+ * loopback on this machine; the figures are those of the whole system on one box, and the CPU
+ * per process says where the time goes. Prints tables; writes bench/results/<time>.json and CPU
+ * profiles of the api and the worker (taken in a phase of their own, not while measuring).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '@relay/testkit';
-import { cpuPerRequest } from './cpu.js';
-import { percentile, runLoad } from './load.js';
+import { repoRoot, type AppProcess } from '@relay/testkit';
+import { added, cpuOf, measure, quietMachine, round, type Cell, type Target } from './compare.js';
+import { runFor, runLoad } from './load.js';
+import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
 import { benchKey, startBenchStack } from './stack.js';
 
+const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 10_000);
+const LATENCY_MS = 50;
+const SCALE_REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 10_000);
+/** BENCH_ONLY=comparison,scale (any of comparison, profiles, burst, scale): some parts alone, for a quick look. */
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const want = (part: string) => !ONLY || ONLY.includes(part);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = join(repoRoot, 'bench', 'results');
 const profileDir = join(resultsDir, `profiles-${stamp}`);
 mkdirSync(profileDir, { recursive: true });
+
 const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk' };
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+const VENDOR_IMAGE = { ...IMAGE, model: 'seedream-4-0-250828' };
+const SPEECH_MODEL = 'vendor-2.5-flash-preview-tts';
+/** About 64 KB of answer: 0.7 s of 24 kHz 16-bit audio, base64 in Gemini's JSON. */
+const SPEECH = { contents: [{ parts: [{ text: 'Good evening, all.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } };
+const json = { 'content-type': 'application/json' };
+const post = (url: string, body: unknown, headers: Record<string, string>) => () => fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
 
 const stack = await startBenchStack();
+const portkey = await startPortkey();
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30), node: process.version },
+  upstreamLatencyMs: LATENCY_MS,
+  cellMs: CELL_MS,
 };
+const started: AppProcess[] = [];
 try {
-  // --- overhead: profiled api and worker, simulator without latency ---
-  const profiled = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  let worker = await stack.start('worker', { IMAGES_CONCURRENCY: '64' }, profiled);
-  let api = await stack.start('api', {}, profiled);
+  await stack.simConfig({ SIM_LATENCY_MS: LATENCY_MS });
+  const sim = stack.sim.ready.url!;
+  let worker = await stack.start('worker');
+  let api = await stack.start('api');
+  started.push(worker, api);
   const key = await benchKey(api);
-  const direct = () =>
-    fetch(`${stack.sim.ready.url}/api/v3/images/generations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sim-key' },
-      body: JSON.stringify({ ...IMAGE, model: 'seedream-4-0-250828' }),
-    });
-  const relay = (base: string, prefer = '') => () =>
-    fetch(`${base}/v1/images/generations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(prefer ? { Prefer: prefer } : {}) },
-      body: JSON.stringify(IMAGE),
-    });
-  await runLoad(200, 16, direct);
-  await runLoad(200, 16, relay(api.ready.url!));
+  const shared = { simulator: stack.pids.simulator, 'load generator': process.pid };
+  const relayPids = () => ({ api: api.child.pid!, worker: worker.child.pid!, redis: stack.pids.redis, store: stack.pids.store, ...shared });
+  const images: Record<string, Target> = {
+    direct: { name: 'direct', send: post(`${sim}/api/v3/images/generations`, VENDOR_IMAGE, { authorization: 'Bearer sim-key' }), pids: shared },
+    portkey: { name: 'Portkey', send: post(`${portkey.url}/v1/proxy/images/generations`, VENDOR_IMAGE, { ...portkey.headers(`${sim}/api/v3`), authorization: 'Bearer sim-key' }), pids: { portkey: portkey.pid, ...shared } },
+    relay: { name: 'relay', send: post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}` }), pids: relayPids() },
+  };
+  const speech: Record<string, Target> = {
+    direct: { name: 'direct', send: post(`${sim}/v1beta/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, { 'x-goog-api-key': 'sim-key' }), pids: shared },
+    portkey: { name: 'Portkey', send: post(`${portkey.url}/v1/proxy/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, { ...portkey.headers(`${sim}/v1beta`), 'x-goog-api-key': 'sim-key' }), pids: { portkey: portkey.pid, ...shared } },
+    relay: { name: 'relay', send: post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': key }), pids: relayPids() },
+  };
+  const speechBytes = (await (await speech.relay!.send()).arrayBuffer()).byteLength;
 
-  const overhead = [];
-  const pids = { api: api.child.pid!, worker: worker.child.pid!, ...stack.pids, 'load generator': process.pid };
-  for (const [concurrency, total] of [[1, 300], [16, 1_500], [64, 3_000]] as const) {
-    for (const [target, send] of [['simulator', direct], ['relay', relay(api.ready.url!)]] as const) {
-      const { result: run, perRequestMs } = await cpuPerRequest(pids, total, () => runLoad(total, concurrency, send));
-      if (target === 'relay' && concurrency === 64) report.cpuMsPerRelayRequest = perRequestMs;
-      overhead.push({
-        target,
-        concurrency,
-        requests: total,
-        ok: run.statuses['200'] ?? 0,
-        p50Ms: round(percentile(run.latenciesMs, 50)),
-        p99Ms: round(percentile(run.latenciesMs, 99)),
-        perSecond: round(total / (run.wallMs / 1000)),
-      });
-    }
+  // --- the comparison: each target alone on the machine, one cell after another ---
+  const cells: Record<string, Cell> = {};
+  const loads: Record<string, number> = {};
+  for (const [part, targets, concurrency] of !want('comparison') ? [] : [
+    ['images c=64', images, 64],
+    ['images c=1', images, 1],
+    ['speech c=16', speech, 16],
+  ] as const) {
+    loads[part] = await quietMachine();
+    for (const target of Object.values(targets)) cells[`${part} ${target.name}`] = await measure(target, concurrency, CELL_MS);
   }
-  report.overhead = overhead;
-  const names = { [String(api.child.pid)]: 'api', [String(worker.child.pid)]: 'worker' };
+  const ownRelay = ['api', 'worker', 'redis'];
+  const rows = (part: string) => {
+    const direct = cells[`${part} direct`]!;
+    return ['Portkey', 'relay'].map((name) => {
+      const cell = cells[`${part} ${name}`]!;
+      const own = name === 'relay' ? cpuOf(cell, ownRelay) : cpuOf(cell, ['portkey']);
+      return { part, target: name, perSecond: cell.perSecond, directPerSecond: direct.perSecond, addedP50Ms: added(cell, direct).p50Ms, addedP99Ms: added(cell, direct).p99Ms, ok: `${cell.ok}/${cell.requests}`, cpuMsOwn: own, cpuMsWithStore: round(own + (cell.cpuMsPerRequest.store ?? 0), 2) };
+    });
+  };
+  const table = want('comparison') ? ['images c=64', 'images c=1', 'speech c=16'].flatMap(rows) : [];
+  const pick = (part: string, target: string) => table.find((r) => r.part === part && r.target === target)!;
+  const ratios = !want('comparison') ? {} : {
+    'images c=64: relay/Portkey req/s (target >= 0.8)': round(pick('images c=64', 'relay').perSecond / pick('images c=64', 'Portkey').perSecond, 2),
+    'images c=64: relay/Portkey added p99 (target <= 1)': round(pick('images c=64', 'relay').addedP99Ms / Math.max(0.1, pick('images c=64', 'Portkey').addedP99Ms), 2),
+    'images c=64: relay/Portkey CPU per request, store excluded (target <= 1)': round(pick('images c=64', 'relay').cpuMsOwn / pick('images c=64', 'Portkey').cpuMsOwn, 2),
+    'speech c=16: relay/Portkey CPU per request, store excluded (target <= 2)': round(pick('speech c=16', 'relay').cpuMsOwn / pick('speech c=16', 'Portkey').cpuMsOwn, 2),
+    'images c=1: relay added p50 ms, store included (target <= 8)': pick('images c=1', 'relay').addedP50Ms,
+  };
+  if (want('comparison')) report.comparison = { loadAtStart: loads, speechAnswerBytes: speechBytes, table, ratios, cells };
   await Promise.all([worker.stop(), api.stop()]);
-  // V8 names profiles CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile
-  report.profiles = Object.fromEntries(
-    profilesIn(profileDir).map((file) => [names[file.split('.').at(-4) ?? ''] ?? file, { file, top: topSelfTime(file) }]),
-  );
+
+  // --- profiles: the relay alone again, with V8's profiler on (it slows what it watches) ---
+  if (want('profiles')) {
+    const profiled = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+    worker = await stack.start('worker', {}, profiled);
+    api = await stack.start('api', {}, profiled);
+    started.push(worker, api);
+    const profKey = await benchKey(api);
+    await runFor(CELL_MS, 64, post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${profKey}` }));
+    await runFor(CELL_MS / 2, 16, post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': profKey }));
+    const names = { [String(api.child.pid)]: 'api', [String(worker.child.pid)]: 'worker' };
+    await Promise.all([worker.stop(), api.stop()]);
+    // V8 names profiles CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile
+    report.profiles = Object.fromEntries(profilesIn(profileDir).map((file) => [names[file.split('.').at(-4) ?? ''] ?? file, { file, top: topSelfTime(file) }]));
+  }
 
   // --- burst: 2,000 at once, the upstream allows 20 calls and takes 250 ms each ---
-  const capacity = 20;
-  await stack.simConfig({ SIM_MAX_CONCURRENT: capacity, SIM_LATENCY_MS: 250 });
-  worker = await stack.start('worker', { IMAGES_CONCURRENCY: '64', IMAGES_MAX_CONCURRENT: String(capacity) });
-  api = await stack.start('api');
-  const burst = await runLoad(2_000, 2_000, relay(api.ready.url!, 'wait=600'));
-  const sim = await stack.simStats();
-  report.burst = {
-    requests: 2_000,
-    upstreamCapacity: capacity,
-    upstreamLatencyMs: 250,
-    successRate: round(((burst.statuses['200'] ?? 0) / 2_000) * 100, 2),
-    statuses: burst.statuses,
-    drainSeconds: round(burst.wallMs / 1000, 2),
-    idealDrainSeconds: round((2_000 * 0.25) / capacity, 2),
-    upstreamUtilisation: round((sim.busyMs / (capacity * (sim.lastAnswerAt - sim.firstCallAt))) * 100, 1),
-    upstreamMaxInflight: sim.maxInflight,
-    upstreamRefusals: sim.statuses['429'] ?? 0,
-  };
-  await Promise.all([worker.stop(), api.stop()]);
+  if (want('burst')) {
+    const capacity = 20;
+    await stack.simConfig({ SIM_MAX_CONCURRENT: capacity, SIM_LATENCY_MS: 250 });
+    worker = await stack.start('worker', { IMAGES_MAX_CONCURRENT: String(capacity) });
+    api = await stack.start('api');
+    started.push(worker, api);
+    const burstKey = await benchKey(api);
+    const burst = await runLoad(2_000, 2_000, post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${burstKey}`, prefer: 'wait=600' }));
+    const simStats = await stack.simStats();
+    report.burst = {
+      requests: 2_000,
+      upstreamCapacity: capacity,
+      upstreamLatencyMs: 250,
+      successRate: round(((burst.statuses['200'] ?? 0) / 2_000) * 100, 2),
+      drainSeconds: round(burst.wallMs / 1000, 2),
+      idealDrainSeconds: round((2_000 * 0.25) / capacity, 2),
+      upstreamUtilisation: round((simStats.busyMs / (capacity * (simStats.lastAnswerAt - simStats.firstCallAt))) * 100, 1),
+      upstreamMaxInflight: simStats.maxInflight,
+      upstreamRefusals: simStats.statuses['429'] ?? 0,
+    };
+    await Promise.all([worker.stop(), api.stop()]);
+  }
 
-  // --- scale: 5,000 requests waiting at once on one api process, the upstream takes 5 s ---
-  await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 5_000 });
-  worker = await stack.start('worker', { IMAGES_CONCURRENCY: '1000' });
-  api = await stack.start('api');
-  const apiPid = api.child.pid!;
-  const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${apiPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  const lagMs = async () => {
-    const text = await (await fetch(`${api.ready.url}/metrics`)).text();
-    return Number(/^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(text)?.[1] ?? Number.NaN) * 1000;
-  };
-  const baselineRss = rssMiB();
-  let waiting = 0;
-  let peakWaiting = 0;
-  const samples: Array<{ waiting: number; rssMiB: number; lagP99Ms: number }> = [];
-  const sampler = setInterval(() => void lagMs().then((lag) => samples.push({ waiting, rssMiB: round(rssMiB()), lagP99Ms: round(lag) })), 1_000);
-  const send = relay(api.ready.url!, 'wait=600');
-  const scale = await runLoad(5_000, 5_000, async () => {
-    waiting += 1;
-    peakWaiting = Math.max(peakWaiting, waiting);
-    try {
-      return await send();
-    } finally {
-      waiting -= 1;
-    }
-  });
-  clearInterval(sampler);
-  const plateau = samples.filter((s) => s.waiting >= 4_500);
-  report.scale = {
-    requests: 5_000,
-    upstreamLatencyMs: 5_000,
-    ok: scale.statuses['200'] ?? 0,
-    peakWaiting,
-    apiRssMiB: { idle: round(baselineRss), peak: Math.max(...samples.map((s) => s.rssMiB)) },
-    eventLoopLagP99Ms: { plateauMax: plateau.length ? Math.max(...plateau.map((s) => s.lagP99Ms)) : null, overallMax: Math.max(...samples.map((s) => s.lagP99Ms)) },
-    seconds: round(scale.wallMs / 1000, 1),
-    samples,
-  };
-  await Promise.all([worker.stop(), api.stop()]);
+  // --- scale: SCALE_REQUESTS synchronous requests waiting at once on one api process (upstream 5 s) ---
+  if (want('scale')) {
+    await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 5_000 });
+    // workers enough to take every job at once: what is measured is the api holding them all
+    worker = await stack.start('worker', { IMAGES_CONCURRENCY: String(Math.min(SCALE_REQUESTS, 5_000)) });
+    api = await stack.start('api');
+    started.push(worker, api);
+    const scaleKey = await benchKey(api);
+    const apiPid = api.child.pid!;
+    const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${apiPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const lagMs = async () => Number(/^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN) * 1000;
+    const idleRss = rssMiB();
+    let waiting = 0;
+    let arrived = 0;
+    const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number }> = [];
+    const sampler = setInterval(() => void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) })), 1_000);
+    const send = post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${scaleKey}`, prefer: 'wait=600' });
+    const scale = await runLoad(SCALE_REQUESTS, SCALE_REQUESTS, async () => {
+      waiting += 1;
+      arrived += 1;
+      try {
+        return await send();
+      } finally {
+        waiting -= 1;
+      }
+    });
+    clearInterval(sampler);
+    const arriving = samples.filter((s) => s.arrived < SCALE_REQUESTS || s.waiting >= SCALE_REQUESTS * 0.9);
+    report.scale = {
+      requests: SCALE_REQUESTS,
+      upstreamLatencyMs: 5_000,
+      ok: scale.statuses['200'] ?? 0,
+      apiRssMiB: { idle: round(idleRss), peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      eventLoopLagP99Ms: { whileArriving: arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
+      seconds: round(scale.wallMs / 1000, 1),
+      samples,
+    };
+    await Promise.all([worker.stop(), api.stop()]);
+  }
 } finally {
+  await Promise.all(started.map((p) => p.stop()));
+  await portkey.stop();
   await stack.close();
 }
 
 const file = join(resultsDir, `${stamp}.json`);
 writeFileSync(file, JSON.stringify(report, null, 2));
-console.log('\noverhead (image requests, closed loop)');
-console.table(report.overhead);
-console.log('CPU ms per relay request at concurrency 64, by process');
-console.table([report.cpuMsPerRelayRequest]);
-const { samples: _samples, ...scaleSummary } = report.scale as Record<string, unknown>;
-console.log('burst'), console.table([report.burst]);
-console.log('scale'), console.log(scaleSummary);
-for (const [name, profile] of Object.entries(report.profiles as Record<string, { file: string; top: unknown[] }>)) {
+const comparison = report.comparison as { table: unknown[]; ratios: Record<string, number>; loadAtStart: Record<string, number>; speechAnswerBytes: number; cells: Record<string, Cell> } | undefined;
+if (comparison) {
+  console.log(`\nthe relay beside Portkey (pass-through), upstream ${LATENCY_MS} ms, ${CELL_MS / 1000} s per cell; 1-minute load at the start of each part:`, comparison.loadAtStart);
+  console.log(`speech answers are ${Math.round(comparison.speechAnswerBytes / 1024)} KB; "own" CPU is the gateway's processes (relay: api + worker + redis), "with store" adds the relay's durable copy`);
+  console.table(comparison.table);
+  console.log('ratios');
+  console.table(comparison.ratios);
+  console.log('CPU ms per request, by process');
+  console.table(Object.fromEntries(Object.entries(comparison.cells).map(([name, cell]) => [name, cell.cpuMsPerRequest])));
+}
+if (report.burst) console.log('burst'), console.table([report.burst]);
+if (report.scale) {
+  const { samples: _samples, ...scaleSummary } = report.scale as Record<string, unknown>;
+  console.log('scale'), console.log(scaleSummary);
+}
+for (const [name, profile] of Object.entries((report.profiles ?? {}) as Record<string, { file: string; top: unknown[] }>)) {
   console.log(`cpu profile ${name}: ${profile.file}`);
   console.table(profile.top);
 }

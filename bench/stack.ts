@@ -43,6 +43,8 @@ export async function startBenchStack(): Promise<BenchStack> {
     ARK_BASE_URL: `${sim.ready.url}/api/v3`,
     URL_ALLOWLIST: new URL(sim.ready.url!).host,
     ARK_API_KEY: 'sim-key',
+    GEMINI_BASE_URL: sim.ready.url!,
+    GEMINI_API_KEY: 'sim-key',
     METRICS_PORT: '0',
     ADMIN_TOKEN: 'bench-admin',
     RATE_LIMIT_PER_MINUTE: '0',

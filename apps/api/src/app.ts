@@ -23,6 +23,7 @@ import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/errors.js';
 import './http/locals.js';
 import { requestId } from './http/request-id.js';
+import type { Turns } from './http/pace.js';
 import { imagePresenter, imagesRoutes } from './images/routes.js';
 import { createDepthGuard } from './jobs/depth-guard.js';
 import type { JobRequestDeps, JobRoute } from './jobs/handle-job-request.js';
@@ -32,8 +33,12 @@ import type { Queues } from './jobs/queues.js';
 import { createAnswerCache } from './jobs/answer-cache.js';
 import { jobsRoutes } from './jobs/routes.js';
 import { batchFilesRoutes } from './batch-files/routes.js';
-import { createFileRecords } from './batch-files/store.js';
+import { createBatchRecords, createFileRecords } from '@relay/batch';
+import { batchRoutes } from './batches/routes.js';
 import { webhookRoutes } from './admin/webhook-routes.js';
+import { channelRoutes } from './admin/channel-routes.js';
+import { adminBatchRoutes } from './admin/batch-routes.js';
+import { createKeySealer } from '@relay/channels';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
 import { speechPresenter, speechRoutes } from './speech/routes.js';
@@ -48,6 +53,8 @@ export interface ApiDeps {
   accounts: AccountsStore;
   billing: Billing;
   lifecycle: Lifecycle;
+  /** New requests go on a few per turn of the event loop (http/pace.ts). */
+  turns: Turns;
   registry: Registry;
   /** Per-minute requests, errors and latency for the console (stats/traffic.ts). */
   traffic: TrafficRecorder;
@@ -61,9 +68,14 @@ export function createApp(deps: ApiDeps) {
   const { config, log } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // answers are generated once per request: an ETag would hash every body for nothing
+  app.set('etag', false);
   app.set('trust proxy', config.TRUST_PROXY);
   const publicBase = (req: Request) => config.PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
+  const files = createFileRecords(deps.redis, config.REDIS_PREFIX);
+  const batches = createBatchRecords(deps.redis, config.REDIS_PREFIX);
 
+  app.use(deps.turns.middleware);
   app.use(requestId);
   app.use(accessLog(log.child({ component: 'http' })));
   app.use(createApiMetrics(deps.registry, deps.queues).middleware);
@@ -81,6 +93,8 @@ export function createApp(deps: ApiDeps) {
       admin,
       scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
       webhookRoutes(deps.accounts, createWebhookStore(deps.redis, prefix), parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
+      channelRoutes({ redis: deps.redis, prefix, catalog: deps.catalog, sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined, bodyLimit: config.BODY_LIMIT_BYTES }),
+      adminBatchRoutes(batches, deps.store),
       errorHandler('openai', log),
     );
   }
@@ -122,8 +136,32 @@ export function createApp(deps: ApiDeps) {
     batchFilesRoutes({
       accounts: deps.accounts,
       store: deps.store,
-      records: createFileRecords(deps.redis, config.REDIS_PREFIX),
+      records: files,
       limits: { maxBytes: config.BATCH_FILE_MAX_BYTES, maxLines: config.BATCH_FILE_MAX_LINES },
+      requestLimit: limits.requests,
+      readLimit: limits.reads,
+    }),
+    batchRoutes({
+      accounts: deps.accounts,
+      records: batches,
+      create: {
+        redis: deps.redis,
+        store: deps.store,
+        billing: deps.billing,
+        records: batches,
+        files,
+        catalog: deps.catalog,
+        windowSeconds: config.BATCH_COMPLETION_WINDOW_SECONDS,
+        settings: {
+          maxLineBytes: config.BODY_LIMIT_BYTES,
+          inputImageMaxBytes: config.INPUT_IMAGE_MAX_BYTES,
+          attempts: config.JOB_ATTEMPTS,
+          backoffMs: config.JOB_BACKOFF_MS,
+          keepSeconds: config.JOB_KEEP_SECONDS,
+        },
+      },
+      bodyLimit: config.BODY_LIMIT_BYTES,
+      publicBase,
       requestLimit: limits.requests,
       readLimit: limits.reads,
     }),

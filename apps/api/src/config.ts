@@ -54,6 +54,10 @@ export const apiEnvSchema = z.object({
   /** The largest batch input file (POST /v1/files), and the most lines it may hold (OpenAI's limits). */
   BATCH_FILE_MAX_BYTES: envInt(1).default(200 * MiB),
   BATCH_FILE_MAX_LINES: envInt(1).default(50_000),
+  /** How long a batch may run before it expires with what it finished (OpenAI's "24h"; shorter for tests). */
+  BATCH_COMPLETION_WINDOW_SECONDS: envInt(1).default(86_400),
+  /** Seals the keys of channels added through the admin API (workers open them with the same secret). */
+  CHANNEL_SECRET: envString().optional(),
   /** The built console (index.html and assets/); by default dist/console beside the bundle, or apps/console/dist. */
   CONSOLE_DIR: envString().optional(),
   /** How often each api process adds its per-minute request statistics to Redis (the console's traffic chart). */
@@ -69,4 +73,4 @@ export const apiEnvSchema = z.object({
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;
 
-export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY'])).superRefine(requireHashTag), env);
+export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag), env);

@@ -7,7 +7,9 @@ export { accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditB
 export { accountListSchema, accountSummarySchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from './admin/console-schemas.js';
 export { scheduleStatsSchema } from './admin/schedule-stats.js';
 export { trafficSchema } from './stats/read-traffic.js';
-export { imagesResponseSchema, openAIErrorSchema } from './schemas/openai.js';
-export { generateContentResponseSchema, googleErrorSchema } from './schemas/google.js';
+export { imagesResponseSchema, openAIErrorSchema } from '@relay/jobs';
+export { generateContentResponseSchema, googleErrorSchema } from '@relay/jobs';
 export { dailyUsageSchema, ledgerEntrySchema, ledgerPageSchema } from '@relay/billing';
 export { imageRequestFields, speechRequestFields } from '@relay/jobs';
+export { channelViewSchema, channelPatchBody, channelCreateBody } from '@relay/channels';
+export { adminBatchListSchema, batchObjectSchema } from '@relay/batch';

@@ -11,6 +11,7 @@ import type { ApiConfig } from './config.js';
 import { createLifecycle } from './jobs/lifecycle.js';
 import { closeQueues, openQueues } from './jobs/queues.js';
 import { createTrafficRecorder } from './stats/traffic.js';
+import { createTurns } from './http/pace.js';
 
 export interface RunningApi {
   url: string;
@@ -24,6 +25,8 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const redis = createRedis(config.REDIS_URL, 'fail-fast', 'api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   await waitForRedis(redis, 30_000);
   const lifecycle = createLifecycle();
+  // requests coming in and jobs' answers going out take turns: no burst holds the event loop
+  const turns = createTurns(16);
   const registry = createMetricsRegistry('api');
   let schedule: ReturnType<typeof schedulerMetrics> | undefined;
   const queues = await openQueues(
@@ -33,6 +36,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     { attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS, keepSeconds: config.JOB_KEEP_SECONDS },
     log,
     lifecycle.signal,
+    turns,
     (queue, picks) => schedule?.observe(queue, picks),
   );
   schedule = schedulerMetrics(registry, { images: queues.images.scheduler, speech: queues.speech.scheduler });
@@ -40,7 +44,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
   const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS);
-  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, registry, traffic, log });
+  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, turns, registry, traffic, log });
   const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 

@@ -15,6 +15,7 @@ export const embeddedEnvSchema = z.object({
   SIM_LATENCY_MS: envInt().default(1_500),
   RELAY_DATA_DIR: envString().default('.data'),
   ADMIN_TOKEN: envString().optional(),
+  CHANNEL_SECRET: envString().optional(),
 });
 
 export type EmbeddedConfig = z.output<typeof embeddedEnvSchema>;

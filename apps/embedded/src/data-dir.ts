@@ -4,22 +4,26 @@ import { join } from 'node:path';
 
 /**
  * What `npm start` keeps in its data directory (README names these files):
- *   admin-token    the admin API's token, made once, so `export ADMIN_TOKEN=...` stays true
- *   demo-key.json  the demo account and its key
- *   relay.json     where the running relay answers, for the admin CLI; removed at stop
- *   redis/, s3/    Redis's AOF and the embedded store's files, when npm start runs them
+ *   admin-token     the admin API's token, made once, so `export ADMIN_TOKEN=...` stays true
+ *   channel-secret  seals the keys of channels added at run time; made once, so they stay readable
+ *   demo-key.json   the demo account and its key
+ *   relay.json      where the running relay answers, for the admin CLI; removed at stop
+ *   redis/, s3/     Redis's AOF and the embedded store's files, when npm start runs them
  */
-export function adminTokenIn(dataDir: string, given: string | undefined): string {
+function secretIn(dataDir: string, name: string, given: string | undefined): string {
   if (given) return given;
-  const file = join(dataDir, 'admin-token');
+  const file = join(dataDir, name);
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
     if (saved) return saved;
   }
-  const token = randomBytes(24).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
+  const secret = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
+
+export const adminTokenIn = (dataDir: string, given: string | undefined) => secretIn(dataDir, 'admin-token', given);
+export const channelSecretIn = (dataDir: string, given: string | undefined) => secretIn(dataDir, 'channel-secret', given);
 
 export const RUNNING_FILE = 'relay.json';
 

@@ -4,7 +4,7 @@ import { onShutdown, runMain } from '@relay/core';
 import { repoRoot, spawnApp, type AppProcess } from '@relay/testkit';
 import { loadEmbeddedConfig } from './config.js';
 import { EMBEDDED_API_DEFAULTS } from './defaults.js';
-import { adminTokenIn, announceRunning } from './data-dir.js';
+import { adminTokenIn, announceRunning, channelSecretIn } from './data-dir.js';
 import { demoKey } from './demo-key.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
 
@@ -36,6 +36,7 @@ await runMain(async () => {
       LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
       REDIS_URL: redis.url,
       ADMIN_TOKEN: adminToken,
+      CHANNEL_SECRET: channelSecretIn(dataDir, config.CHANNEL_SECRET),
       ...(store?.env ?? {}),
     };
     const start = async (...args: Parameters<typeof spawnApp>) => {

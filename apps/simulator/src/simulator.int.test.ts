@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createLinkSigner } from './ark/links.js';
 import { loadSimulatorConfig } from './config.js';
 import { imageDimensions } from './render/dimensions.js';
 import { startSimulator, type RunningSimulator } from './server.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
-  sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', SIM_URL_TTL_SECONDS: '1', SIM_MAX_IPM: '0' }));
+  sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', SIM_URL_TTL_SECONDS: '600', SIM_MAX_IPM: '0' }));
 });
 afterAll(async () => sim?.close());
 
@@ -67,10 +68,17 @@ describe('Ark images', () => {
     expect(url).toMatch(/_0\.jpeg\?X-Tos-Algorithm=TOS4-HMAC-SHA256&/);
     expect((await fetch(url)).status).toBe(200);
     expect((await fetch(url.replace(/X-Tos-Signature=[0-9a-f]+/, 'X-Tos-Signature=00'))).status).toBe(403);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const expired = await fetch(url);
+    // a link signed with the simulator's own secret, dated past its TTL: no clock to wait out
+    const spec = new URL(url).searchParams.get('X-Tos-Spec')!;
+    const [size, format] = spec.split('.');
+    const [width, height] = size!.split('x').map(Number);
+    const signer = createLinkSigner(sim.url, 'simulator-link-secret', 600);
+    const stale = signer.sign('old_0.jpeg', { width: width!, height: height!, format: format as 'jpeg', watermark: true, hue: 0 }, new Date(Date.now() - 601_000));
+    const expired = await fetch(stale);
     expect(expired.status).toBe(403);
     expect(await expired.text()).toContain('Request has expired');
+    const fresh = signer.sign('old_0.jpeg', { width: width!, height: height!, format: format as 'jpeg', watermark: true, hue: 0 });
+    expect((await fetch(fresh)).status).toBe(200);
   });
 
   test('an internal failure stops a set; a moderated slot does not', async () => {

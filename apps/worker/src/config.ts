@@ -4,9 +4,13 @@ import { catalogEnv, envInt, envString, logEnv, parseEnv, placeholderEnv, redisE
 const MiB = 1024 * 1024;
 
 export const workerEnvSchema = z.object({
-  /** Jobs one worker process runs at once per queue. */
-  IMAGES_CONCURRENCY: envInt(1, 1_000).default(8),
-  SPEECH_CONCURRENCY: envInt(1, 1_000).default(8),
+  /**
+   * Jobs one worker process runs at once per queue. A job mostly waits (10-60 s on a real
+   * upstream, then the copy), so a process runs hundreds; what the upstream takes at once is the
+   * channels' and *_MAX_CONCURRENT's business, across all workers.
+   */
+  IMAGES_CONCURRENCY: envInt(1, 5_000).default(256),
+  SPEECH_CONCURRENCY: envInt(1, 5_000).default(256),
   /**
    * Limits on the upstream calls of each queue, across every worker process (0 = none):
    * calls at once (leases in Redis, held only for the call) and calls per minute (BullMQ's
@@ -25,6 +29,26 @@ export const workerEnvSchema = z.object({
   SPEECH_DISPATCH_WINDOW: envInt(1).optional(),
   /** Overrides every upstream's own timeout when set. */
   UPSTREAM_TIMEOUT_MS: envInt(100).optional(),
+  /** A call's capacity lease outlives a killed worker this long (renewed while the call runs). */
+  UPSTREAM_LEASE_MS: envInt(500).default(30_000),
+  /**
+   * How long a job may wait, in all, for a channel to take its call while every channel that
+   * serves its model is cooling (open breakers, 429 pauses); then it fails with a 503.
+   */
+  UPSTREAM_WAIT_MAX_MS: envInt(1_000).default(900_000),
+  /** Opens the keys of channels added through the admin API (the api seals them with it). */
+  CHANNEL_SECRET: envString().optional(),
+  /**
+   * Channels' circuit breakers: failures in a row, or a share of failures over the window from a
+   * minimum of calls, open one for the cooldown.
+   */
+  CHANNEL_BREAKER_CONSECUTIVE: envInt(1).default(5),
+  CHANNEL_BREAKER_WINDOW_MS: envInt(1_000).default(10_000),
+  CHANNEL_BREAKER_MIN_CALLS: envInt(1).default(10),
+  CHANNEL_BREAKER_FAILURE_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
+  CHANNEL_COOLDOWN_MS: envInt(100).default(10_000),
+  /** How often workers look for channel changes made through the admin API. */
+  CHANNEL_REFRESH_MS: envInt(100, 5_000).default(2_000),
   /** A job whose worker stops renewing its lock this long is taken over by another worker. */
   JOB_LOCK_MS: envInt(1_000).default(30_000),
   /** How often workers look for such stalled jobs. */
@@ -52,6 +76,11 @@ export const workerEnvSchema = z.object({
    * fails: a store outage shorter than this costs no second upstream call.
    */
   STORE_RETRY_MS: envInt(0).default(30_000),
+  /**
+   * Lines of one batch fed into the fair schedule ahead of the workers (queued or running): enough
+   * to keep every free slot busy; a batch's other lines wait in its input file, costing Redis nothing.
+   */
+  BATCH_FEED_AHEAD: envInt(1, 10_000).default(200),
   /** Webhook deliveries: attempts per message, the first retry's delay (doubling after), each POST's deadline. */
   WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
   WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
@@ -73,4 +102,4 @@ export const workerEnvSchema = z.object({
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
-export const loadWorkerConfig = (env: Env = process.env) => parseEnv(workerEnvSchema.superRefine(refusePlaceholders(['S3_SECRET_ACCESS_KEY'])).superRefine(requireHashTag), env);
+export const loadWorkerConfig = (env: Env = process.env) => parseEnv(workerEnvSchema.superRefine(refusePlaceholders(['S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag), env);

@@ -11,8 +11,11 @@ export interface DispatchSettings {
   prefix: string;
   queues: Record<QueueName, Queue>;
   workers: Worker[];
-  /** Per queue: jobs this process runs at once, and the most the whole pool may be handed (0 = what the workers run). */
-  windows: Record<QueueName, { concurrency: number; cap: number }>;
+  /**
+   * Per queue, asked at every tick: jobs this process runs at once, and the most the whole pool
+   * may be handed (0 = what the workers run); the upstream's capacity may change at run time.
+   */
+  windows: (queue: QueueName) => { concurrency: number; cap: number };
   onDispatched: (queue: QueueName, picks: Dispatched[]) => void;
   log: Logger;
 }
@@ -58,7 +61,7 @@ export function startDispatching(settings: DispatchSettings) {
   const tick = async () => {
     ticks += 1;
     for (const [name, scheduler] of Object.entries(schedulers) as Array<[QueueName, Scheduler]>) {
-      const { concurrency, cap } = settings.windows[name];
+      const { concurrency, cap } = settings.windows(name);
       await scheduler.heartbeat(workerId, concurrency, HEARTBEAT_TTL_MS, cap);
       await scheduler.dispatch();
       if (ticks % RECOVER_EVERY_TICKS === 0) await scheduler.recover();

@@ -1,4 +1,5 @@
-import { RateLimitError, UnrecoverableError, type Queue } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { ChannelsCooling } from '@relay/channels';
 import { AppError, encodeFailure } from '@relay/core';
 import { UpstreamError } from './upstreams/upstream-error.js';
 
@@ -6,28 +7,44 @@ import { UpstreamError } from './upstreams/upstream-error.js';
 export const cancelled = () => new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
 
 export interface FailureContext {
-  queue: Queue;
+  job: Job;
+  /** The worker's lock token on the job (moving it to delayed needs it). */
+  token: string | undefined;
   attempt: number;
   attempts: number;
   rateLimit: { defaultMs: number; maxMs: number };
+  /** How long a job may wait in all for a channel to take its call. */
+  waitMaxMs: number;
+}
+
+/**
+ * Puts the job off without spending an attempt: every channel that serves it is cooling (429s,
+ * open breakers). It waits in BullMQ's delayed set, not in a worker; past UPSTREAM_WAIT_MAX_MS
+ * from its creation it fails with a 503 instead.
+ */
+async function putOff(ctx: FailureContext, delayMs: number, why: string): Promise<Error> {
+  const waited = Date.now() - ctx.job.timestamp;
+  if (waited + delayMs > ctx.waitMaxMs) {
+    return new UnrecoverableError(encodeFailure(new AppError('unavailable', `no upstream channel could take this job for ${Math.round(waited / 1000)} s (${why}); try again later`, { retryAfterMs: 30_000 })));
+  }
+  await ctx.job.moveToDelayed(Date.now() + delayMs, ctx.token);
+  return new DelayedError();
 }
 
 /**
  * Turns anything a processor threw into what BullMQ should do, with the AppError the API will
  * render encoded in the message (BullMQ keeps only that as failedReason):
- * - rate-limited: pause the whole queue and requeue the job without spending an attempt;
+ * - every channel cooling (rate-limited, ChannelsCooling): delay the job, no attempt spent;
  * - refused / misconfigured: UnrecoverableError, no retry;
  * - everything else: a plain Error, retried with backoff until attempts run out.
  */
 export async function toJobError(error: unknown, ctx: FailureContext): Promise<Error> {
+  if (error instanceof ChannelsCooling) return putOff(ctx, error.waitMs, 'every channel serving its model is cooling');
   if (error instanceof UpstreamError) {
     const { status, code, param, retryAfterMs } = error.details;
     switch (error.kind) {
-      case 'rate-limited': {
-        const delay = Math.min(retryAfterMs ?? ctx.rateLimit.defaultMs, ctx.rateLimit.maxMs);
-        await ctx.queue.rateLimit(delay);
-        return new RateLimitError();
-      }
+      case 'rate-limited':
+        return putOff(ctx, Math.min(retryAfterMs ?? ctx.rateLimit.defaultMs, ctx.rateLimit.maxMs), `the upstream answered 429: ${error.message}`);
       case 'refused':
         return new UnrecoverableError(
           encodeFailure(

@@ -9,7 +9,6 @@ import {
   loadCatalog,
   onShutdown,
   parseUrlPolicy,
-  resolveUpstream,
   runMain,
   startOpsServer,
 } from '@relay/core';
@@ -20,14 +19,16 @@ import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
 import { createImageProcessor } from './images/process-image-job.js';
 import { createSpeechProcessor } from './speech/process-speech-job.js';
-import { createArkImages, type ImageGeneration } from './upstreams/ark/images.js';
-import { createCallSlots } from './upstreams/call-slots.js';
-import { createGeminiSpeech, type SpeechSynthesis } from './upstreams/gemini/speech.js';
+import { createChannelStore, createKeySealer } from '@relay/channels';
+import { startChannelRegistry } from './channels/registry.js';
+import { createUpstreamCalls } from './channels/upstream-calls.js';
+import { configChannels } from './channels/config-channels.js';
 import { startReservationSweeper } from './reservation-sweeper.js';
 import { startDispatching } from './dispatching.js';
 import { createBucketWhenReachable } from './bucket.js';
 import { startRetention } from './retention.js';
 import { startWebhookDelivery } from './webhooks/deliver.js';
+import { startBatches } from './batches.js';
 import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
 
@@ -42,7 +43,6 @@ await runMain(async () => {
   const metrics = createWorkerMetrics(registry);
   const observe = (name: string) => (status: string) => metrics.upstreamCalls.inc({ upstream: name, status });
   const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) => log.warn({ err: err.message }, 'redis connection error'));
-  const slotsFor = (queue: string, max: number) => createCallSlots(redis, subscriber, `${config.REDIS_PREFIX}:slots:${queue}`, max);
 
   const storeRetry = (queue: string) => ({
     deadlineMs: config.STORE_RETRY_MS,
@@ -51,13 +51,41 @@ await runMain(async () => {
       log.warn({ queue, err: (error as Error).message }, 'the store refused a result; trying again');
     },
   });
-  const imageUpstreams: Record<string, ImageGeneration> = {};
-  const speechUpstreams: Record<string, SpeechSynthesis> = {};
-  for (const [name, configured] of Object.entries(catalog.upstreams)) {
-    const upstream = { ...resolveUpstream(configured), timeoutMs: config.UPSTREAM_TIMEOUT_MS ?? configured.timeoutMs };
-    if (upstream.protocol === 'ark') imageUpstreams[name] = createArkImages(upstream, observe(name));
-    if (upstream.protocol === 'gemini') speechUpstreams[name] = createGeminiSpeech(upstream, observe(name));
-  }
+  // the upstreams as channels: the config's own seeded at every start, the admin API's added at run time
+  const channelStore = createChannelStore(redis, config.REDIS_PREFIX);
+  await channelStore.seed(configChannels(catalog, config.UPSTREAM_TIMEOUT_MS));
+  const channels = await startChannelRegistry({
+    store: channelStore,
+    catalog,
+    sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
+    timeoutMs: (channel) => channel.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS ?? 180_000,
+    pools: {
+      images: { maxConcurrent: config.IMAGES_MAX_CONCURRENT, maxPerMinute: config.IMAGES_MAX_PER_MINUTE },
+      speech: { maxConcurrent: config.SPEECH_MAX_CONCURRENT, maxPerMinute: config.SPEECH_MAX_PER_MINUTE },
+    },
+    refreshMs: config.CHANNEL_REFRESH_MS,
+    observe,
+    onLoaded: (version) => metrics.channelsVersion.set(version),
+    log,
+  });
+  const rateLimit = { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS };
+  const upstream = createUpstreamCalls({
+    redis,
+    subscriber,
+    prefix: config.REDIS_PREFIX,
+    registry: channels,
+    leaseMs: config.UPSTREAM_LEASE_MS,
+    breaker: {
+      windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
+      minCalls: config.CHANNEL_BREAKER_MIN_CALLS,
+      failureShare: config.CHANNEL_BREAKER_FAILURE_SHARE,
+      consecutive: config.CHANNEL_BREAKER_CONSECUTIVE,
+      cooldownMs: config.CHANNEL_COOLDOWN_MS,
+    },
+    rateLimit,
+    metrics,
+    log,
+  });
 
   // the schedule starts once the workers exist; a job's calls can only be over after that
   let dispatching: ReturnType<typeof startDispatching> | undefined;
@@ -66,14 +94,12 @@ await runMain(async () => {
     {
       images: {
         concurrency: config.IMAGES_CONCURRENCY,
-        maxPerMinute: config.IMAGES_MAX_PER_MINUTE,
         process: createImageProcessor({
           catalog,
           billing,
           metrics,
-          slots: slotsFor('images', config.IMAGES_MAX_CONCURRENT),
+          upstream,
           callsOver: callsOver('images'),
-          upstreams: imageUpstreams,
           store,
           copyLimits: {
             maxBytes: config.RESULT_MAX_BYTES,
@@ -86,14 +112,12 @@ await runMain(async () => {
       },
       speech: {
         concurrency: config.SPEECH_CONCURRENCY,
-        maxPerMinute: config.SPEECH_MAX_PER_MINUTE,
         process: createSpeechProcessor({
           catalog,
           billing,
           metrics,
-          slots: slotsFor('speech', config.SPEECH_MAX_CONCURRENT),
+          upstream,
           callsOver: callsOver('speech'),
-          upstreams: speechUpstreams,
           store,
           storeRetry: storeRetry('speech'),
           log,
@@ -106,7 +130,8 @@ await runMain(async () => {
       lockMs: config.JOB_LOCK_MS,
       stalledCheckMs: config.STALLED_CHECK_MS,
       maxStalledCount: config.MAX_STALLED_COUNT,
-      rateLimit: { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS },
+      rateLimit,
+      waitMaxMs: config.UPSTREAM_WAIT_MAX_MS,
       billing,
       metrics,
       log,
@@ -114,21 +139,25 @@ await runMain(async () => {
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
   const schedule = schedulerMetrics(registry);
-  // the pool's window: what the upstream takes at once, plus a few ready to take a slot the moment
-  // one frees (a job leaves the window when its calls are over; copying holds no place)
-  const windowOf = (concurrency: number, maxConcurrent: number, explicit?: number) => ({
-    concurrency,
-    cap: explicit ?? (maxConcurrent > 0 ? maxConcurrent + Math.max(2, Math.ceil(maxConcurrent / 4)) : 0),
-  });
+  // the pool's window: what the upstream takes at once (the queue's cap and the channels'
+  // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a
+  // job leaves the window when its calls are over; copying holds no place); with no cap, what
+  // the live workers run
+  const windowOf = (concurrency: number, poolCap: number, queue: 'images' | 'speech', explicit?: number) => {
+    if (explicit) return { concurrency, cap: explicit };
+    const caps = [poolCap, channels.capacity(queue)].filter((cap) => cap > 0);
+    const upstream = caps.length ? Math.min(...caps) : 0;
+    return { concurrency, cap: upstream > 0 ? upstream + Math.max(2, Math.ceil(upstream / 4)) : 0 };
+  };
   dispatching = startDispatching({
     redis,
     prefix: config.REDIS_PREFIX,
     queues: running.queues,
     workers: running.workers,
-    windows: {
-      images: windowOf(config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, config.IMAGES_DISPATCH_WINDOW),
-      speech: windowOf(config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, config.SPEECH_DISPATCH_WINDOW),
-    },
+    windows: (queue) =>
+      queue === 'images'
+        ? windowOf(config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, 'images', config.IMAGES_DISPATCH_WINDOW)
+        : windowOf(config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, 'speech', config.SPEECH_DISPATCH_WINDOW),
     onDispatched: (queue, picks) => schedule.observe(queue, picks),
     log,
   });
@@ -159,13 +188,31 @@ await runMain(async () => {
     log,
   });
   const announce = (job: Job, event: WebhookEvent, data: Record<string, unknown>) =>
-    webhooks.announce(job, event, data).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
+    webhooks.announceJob(job, event, data).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
+  const batches = startBatches({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    store,
+    billing,
+    catalog,
+    queues: running.queues,
+    schedulers: dispatching.schedulers,
+    urls: parseUrlPolicy(config.URL_ALLOWLIST),
+    ahead: config.BATCH_FEED_AHEAD,
+    lockMs: config.JOB_LOCK_MS,
+    announce: (batch, event) => webhooks.announce(batch.accountId, event, { id: batch.id, object: 'batch' }, { status: batch.status, output_file_id: batch.outputFileId, error_file_id: batch.errorFileId }),
+    log,
+  });
   for (const worker of running.workers) {
-    worker.on('completed', (job) => void announce(job, 'job.completed', { status: 'completed', created: Math.floor(job.timestamp / 1000) }));
+    worker.on('completed', (job, result) => {
+      void announce(job, 'job.completed', { status: 'completed', created: Math.floor(job.timestamp / 1000) });
+      batches.ended(job, { result });
+    });
     worker.on('failed', (job) => {
       // only a job that failed for good: a retry ahead is not the end
       void job?.getState().then((state) => {
         if (state !== 'failed') return;
+        batches.ended(job, { failedReason: job.failedReason });
         const error = decodeFailure(job.failedReason);
         return announce(job, 'job.failed', { status: 'failed', created: Math.floor(job.timestamp / 1000), error: { code: error.code, message: error.message } });
       });
@@ -182,6 +229,8 @@ await runMain(async () => {
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
     retention.stop();
+    channels.stop();
+    batches.stop();
     await webhooks.close();
     dispatching?.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** What the workers do: job time by model and outcome, upstream calls, pauses, bytes, money. */
 export function createWorkerMetrics(registry: Registry) {
@@ -24,10 +24,32 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['upstream', 'status'],
       registers,
     }),
+    channelCalls: new Counter({
+      name: 'relay_channel_calls_total',
+      help: 'Upstream calls per channel by outcome: ok (an answer or a content refusal), fail (5xx, timeout, reset), limited (429), auth (key refused)',
+      labelNames: ['channel', 'outcome'],
+      registers,
+    }),
+    channelLatency: new Histogram({
+      name: 'relay_channel_call_seconds',
+      help: 'Upstream call time per channel',
+      labelNames: ['channel'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120],
+      registers,
+    }),
+    channelInFlight: new Gauge({ name: 'relay_channel_in_flight', help: 'Upstream calls this worker runs now, per channel', labelNames: ['channel'], registers }),
+    channelOpen: new Gauge({ name: 'relay_channel_open', help: "1 while the channel's breaker is open (cooling after failures or a 429), as this worker last saw it", labelNames: ['channel'], registers }),
+    channelsVersion: new Gauge({ name: 'relay_channels_version', help: 'The version of the channel list this worker runs with (it moves with every change)', registers }),
+    channelDisabled: new Counter({
+      name: 'relay_channel_disabled_total',
+      help: 'Channels disabled because the upstream refused their key (401/403)',
+      labelNames: ['channel'],
+      registers,
+    }),
     retries: new Counter({ name: 'relay_job_retries_total', help: 'Job attempts that failed and will be tried again', labelNames: ['queue'], registers }),
     rateLimitPauses: new Counter({
       name: 'relay_rate_limit_pauses_total',
-      help: 'Queue pauses after an upstream 429',
+      help: 'Jobs put off (delayed, no attempt spent) because every channel serving their model was cooling (429s, open breakers)',
       labelNames: ['queue'],
       registers,
     }),

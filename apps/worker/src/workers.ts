@@ -1,30 +1,16 @@
-import { Queue, RateLimitError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { queueConnection, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
 import { QUEUES, type QueueName, type Result } from '@relay/jobs';
-import { cancelled, toJobError } from './job-errors.js';
+import { toJobError } from './job-errors.js';
 import type { WorkerMetrics } from './metrics.js';
-
-/**
- * BullMQ's limiter counts job starts in fixed windows. One start per 60000/(n-1) ms keeps any
- * sliding minute at n or fewer, where n per 60 s could let 2n through around a window edge.
- * Without a limit the limiter still has to exist: BullMQ honours queue.rateLimit() (the pause
- * after an upstream 429) only when one is set.
- */
-function limiterFor(maxPerMinute: number) {
-  if (maxPerMinute <= 0) return { max: 1_000_000_000, duration: 60_000 };
-  if (maxPerMinute === 1) return { max: 1, duration: 60_000 };
-  return { max: 1, duration: Math.ceil(60_000 / (maxPerMinute - 1)) };
-}
 
 export type Processor<Q extends QueueName> = (job: Job) => Promise<Result<Q>>;
 
 export interface QueueSetup<Q extends QueueName> {
   process: Processor<Q>;
-  /** Jobs this process runs at once. */
+  /** Jobs this process runs at once (the upstream's capacity is the channels' leases, across all processes). */
   concurrency: number;
-  /** Across all processes: upstream calls per minute (0 = unlimited). Calls at once: CallSlots. */
-  maxPerMinute: number;
 }
 
 /** A queue without a processor is a compile error: every queue of the contract must be served. */
@@ -37,15 +23,11 @@ export interface WorkerSettings {
   stalledCheckMs: number;
   maxStalledCount: number;
   rateLimit: { defaultMs: number; maxMs: number };
+  /** How long a job may wait in all for a channel (UPSTREAM_WAIT_MAX_MS). */
+  waitMaxMs: number;
   billing: Billing;
   metrics: WorkerMetrics;
   log: Logger;
-}
-
-/** A job runs only while its reservation holds (started or settled too: a retry). */
-async function ensureReserved(billing: Billing, job: Job) {
-  const state = await billing.reservationState(job.id!);
-  if (state === 'released' || state === undefined) throw cancelled();
 }
 
 /**
@@ -71,7 +53,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     const queue = new Queue(QUEUES[name], { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix });
     const worker = new Worker(
       QUEUES[name],
-      async (job: Job) => {
+      async (job: Job, token?: string) => {
         const { metrics } = settings;
         // speech jobs name their public model at the top, image jobs inside the request
         const data = job.data as { model?: string; request?: { model?: string } };
@@ -79,15 +61,14 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
         const timer = metrics.jobDuration.startTimer({ queue: name, model });
         try {
-          await ensureReserved(settings.billing, job);
           const result = await setup.process(job);
           timer({ outcome: 'completed' });
           return result;
         } catch (error) {
           const attempt = job.attemptsMade + 1;
           const attempts = job.opts.attempts ?? 1;
-          const failure = await toJobError(error, { queue, attempt, attempts, rateLimit: settings.rateLimit });
-          const rateLimited = failure instanceof RateLimitError;
+          const failure = await toJobError(error, { job, token, attempt, attempts, rateLimit: settings.rateLimit, waitMaxMs: settings.waitMaxMs });
+          const rateLimited = failure instanceof DelayedError;
           const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);
           timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
           if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
@@ -100,7 +81,6 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         connection: queueConnection(settings.redisUrl, 'patient'),
         prefix: settings.prefix,
         concurrency: setup.concurrency,
-        limiter: limiterFor(setup.maxPerMinute),
         lockDuration: settings.lockMs,
         stalledInterval: settings.stalledCheckMs,
         maxStalledCount: settings.maxStalledCount,

@@ -14,3 +14,5 @@ export * from './ops/ops-server.js';
 export * from './own.js';
 export * from './net/url-policy.js';
 export * from './lua.js';
+export * from './errors/validate.js';
+export * from './json-shape.js';

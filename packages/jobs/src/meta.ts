@@ -10,5 +10,7 @@ export const jobMetaSchema = z.strictObject({
   /** Where the job waits its turn, and what it weighs there (cost units of its queue). */
   lane: laneSchema.optional(),
   cost: z.number().positive().optional(),
+  /** A batch line: its batch, its line number in the input and the caller's custom_id. */
+  batch: z.strictObject({ id: z.string(), line: z.number().int().positive(), customId: z.string() }).optional(),
 });
 export type JobMeta = z.output<typeof jobMetaSchema>;

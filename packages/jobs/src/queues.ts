@@ -1,4 +1,4 @@
-import type { DefaultJobOptions } from 'bullmq';
+import type { DefaultJobOptions, Job } from 'bullmq';
 import type { ImageJob, ImageJobResult } from './images/job.js';
 import type { SpeechJob, SpeechJobResult } from './speech/job.js';
 
@@ -37,4 +37,11 @@ export function jobOptions(settings: RetrySettings): DefaultJobOptions {
     // the last attempt's stack is enough to debug; every attempt's would pile up in Redis
     stackTraceLimit: 1,
   };
+}
+
+/** Drops a cancelled job still in the queue; one a worker holds is refused by that worker (its reservation is gone). */
+export async function removeIfWaiting(job: Job): Promise<void> {
+  const state = await job.getState();
+  if (!['waiting', 'wait', 'prioritized', 'delayed'].includes(state)) return;
+  await job.remove().catch(() => undefined); // taken by a worker meanwhile: it will see the cancel
 }

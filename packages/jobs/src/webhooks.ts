@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-/** What an endpoint may be told. Jobs asked for with `Prefer: respond-async` announce their end. */
-export const WEBHOOK_EVENTS = ['job.completed', 'job.failed'] as const;
+/** What an endpoint may be told: the end of jobs asked for with `Prefer: respond-async`, and of batches. */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'batch.completed', 'batch.failed', 'batch.cancelled', 'batch.expired'] as const;
 export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
 export type WebhookEvent = z.output<typeof webhookEventSchema>;
 

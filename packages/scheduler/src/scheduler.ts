@@ -51,10 +51,15 @@ export interface SchedulerSettings {
   onError?: (error: Error) => void;
 }
 
+/** How far in the future an accepted job is added, parked: it waits for the scheduler, never for the clock. */
+export const PARKED_MS = 365 * 86_400_000;
+
 /** A promote that does not happen at once is retried after this long; a job still missing after PROMOTE_GIVE_UP_MS is dropped. */
 const PROMOTE_RETRY_MS = 2_000;
 const PROMOTE_PAUSES_MS = [10, 40, 150, 800];
 const PROMOTE_GIVE_UP_MS = 60_000;
+/** How long an admission that found room vouches for the next one (hadRoomJustNow). */
+const ROOM_HINT_MS = 1_000;
 
 /**
  * The schedule of one queue (scripts.ts has the data layout). Accepted jobs are added to BullMQ
@@ -89,6 +94,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       }
     }
   }
+
+  let roomUntil = 0;
 
   // dispatches are coalesced: asked for while one runs, one more runs after it
   let running: Promise<void> | undefined;
@@ -132,8 +139,16 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
      */
     async admit(jobId: string, lane: Lane, accountId: string, cost: number): Promise<'started' | 'queued'> {
       const reply = Number(await run(ADMIT, A, jobId, lane, accountId, Math.max(1, Math.round(cost))));
+      roomUntil = reply === 2 ? Date.now() + ROOM_HINT_MS : 0;
       return reply === 2 ? 'started' : 'queued';
     },
+
+    /**
+     * The last job this process admitted went straight to the workers (nothing pending, room in
+     * the window) less than a second ago: a new one would almost surely start at once too, so
+     * the depth guard need not ask Redis where it would stand.
+     */
+    hadRoomJustNow: () => Date.now() < roomUntil,
 
     /** A job admitted as `started` is in BullMQ: nothing left for recover() to watch. */
     async added(jobId: string) {

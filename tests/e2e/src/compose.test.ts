@@ -185,4 +185,5 @@ test('the Dockerfile copies every workspace manifest, so npm ci in the image see
       if (existsSync(join(repoRoot, group, name, 'package.json'))) expect(dockerfile).toContain(`COPY ${group}/${name}/package.json ${group}/${name}/`);
     }
   }
+  expect(dockerfile).toContain('COPY bench/package.json bench/');
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { redisConnectionOptions } from '@relay/core';
 import { bullPrefix, parseFileId } from '@relay/jobs';
 import { postJson, startStack, type Stack } from './stack.js';
+import { admin } from './channel-sims.js';
 
 let stack: Stack;
 let key: string;
@@ -14,6 +15,9 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 beforeEach(async () => {
   await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
+  // each test counts the upstream calls its faults cause: the failures of the tests before must
+  // not have opened the channel's breaker (tests/e2e/src/channels.int.test.ts is where it opens)
+  await stack.resetBreakers();
 });
 
 const generate = () => postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-5-0-260128', prompt: 'a kite' }, key);
@@ -83,6 +87,10 @@ test('a refused relay key upstream is the operator\'s problem: 502, not the clie
     code: 'upstream_misconfigured',
     message: expect.stringMatching(/HTTP 401 AuthenticationError/),
   });
+  // a refused key takes its channel out of service until an operator puts it back
+  const channel = (await (await stack.admin('GET', '/channels/ark')).json()) as { state: string; disabledReason: string };
+  expect(channel).toMatchObject({ state: 'disabled', disabledReason: expect.stringMatching(/^auth: HTTP 401/) });
+  await admin(stack, 'PATCH', '/channels/ark', { disabled: false });
 });
 
 test("the relay link still serves the file after the upstream's link has expired", async () => {

@@ -51,6 +51,8 @@ export interface Stack {
   }>;
   /** Lets every call held by a `hold` fault go on. */
   release(): Promise<number>;
+  /** Forgets what the channels' breakers counted (a test that injects failures starts from a clean slate). */
+  resetBreakers(): Promise<void>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE), per-minute traffic counters aside. */
   redisFootprint(): Promise<{ keys: number; bytes: number }>;
   /** Another worker or api process on the same Redis and store; stopped with the stack. */
@@ -100,6 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     UPSTREAM_RATE_LIMIT_DELAY_MS: '200',
     METRICS_PORT: '0',
     JOB_BACKOFF_MS: '50',
+    CHANNEL_SECRET: 'test channel secret',
   };
   const worker = await spawnApp('worker', { ...env, ...options.worker });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
@@ -142,6 +145,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async release() {
       return ((await (await fetch(`${sim.url}/_sim/release`, { method: 'POST' })).json()) as { released: number }).released;
+    },
+    async resetBreakers() {
+      const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      try {
+        for (const pattern of [`${env.REDIS_PREFIX}:chh:*`, `${env.REDIS_PREFIX}:chw:*`]) {
+          for await (const keys of client.scanStream({ match: pattern, count: 100 }) as AsyncIterable<string[]>) if (keys.length) await client.del(...keys);
+        }
+      } finally {
+        client.disconnect();
+      }
     },
     async simStats() {
       return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;
@@ -189,3 +202,5 @@ export function postJson(url: string, body: unknown, key?: string, headers: Reco
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+export { admin, channelsReachedWorker, startSimProcess, type SimProcess } from './channel-sims.js';

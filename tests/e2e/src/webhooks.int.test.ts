@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import OpenAI, { toFile } from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { freePort, repoRoot, waitFor } from '@relay/testkit';
@@ -56,7 +57,7 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
   expect(created.status).toBe(201);
   const endpoint = (await created.json()) as { id: string; secret: string; events: string[] };
   expect(endpoint.secret).toMatch(/^whsec_/);
-  expect(endpoint.events).toEqual(['job.completed', 'job.failed']);
+  expect(endpoint.events).toEqual(['job.completed', 'job.failed', 'batch.completed', 'batch.failed', 'batch.cancelled', 'batch.expired']);
   // the secret is shown once: the listing never carries it
   const listed = await json<{ webhooks: Array<Record<string, unknown>> }>(stack.admin('GET', `/accounts/${accountId}/webhooks`));
   expect(listed.webhooks.map((w) => w.id)).toEqual([endpoint.id]);
@@ -94,6 +95,27 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
   expect(failure).toMatchObject({ type: 'job.failed', data: { id: refused.id, status: 'failed', error: { code: 'content_rejected' } } });
   const announced = new Set(received.slice(before).map((r) => (JSON.parse(r.body) as { data: { id: string } }).data.id));
   expect([...announced].sort()).toEqual([job.id, refused.id].sort());
+});
+
+test('batches announce their end: batch.completed with the output file, batch.failed for an input that does not validate', async () => {
+  const { key, accountId } = await stack.newKey();
+  const created = await stack.admin('POST', `/accounts/${accountId}/webhooks`, { url: `http://127.0.0.1:${port}/batches`, events: ['batch.completed', 'batch.failed'] });
+  const endpoint = (await created.json()) as { secret: string };
+  const client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, maxRetries: 0 });
+  const line = JSON.stringify({ custom_id: 'one', method: 'POST', url: '/v1/images/generations', body: IMAGE });
+  const good = await client.files.create({ file: await toFile(Buffer.from(`${line}\n`), 'good.jsonl'), purpose: 'batch' });
+  const bad = await client.files.create({ file: await toFile(Buffer.from('{not json\n'), 'bad.jsonl'), purpose: 'batch' });
+  const done = await client.batches.create({ input_file_id: good.id, endpoint: '/v1/images/generations', completion_window: '24h' });
+  const failed = await client.batches.create({ input_file_id: bad.id, endpoint: '/v1/images/generations', completion_window: '24h' });
+  const verifier = new Webhook(endpoint.secret);
+  const announced = async (id: string) => {
+    const hit = await waitFor(() => received.find((r) => r.body.includes(id)), 30_000, `${id} announced`);
+    return verifier.verify(hit.body, hit.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+  };
+  const completed = await announced(done.id);
+  expect(completed).toMatchObject({ type: 'batch.completed', data: { id: done.id, object: 'batch', status: 'completed' } });
+  expect(completed.data.output_file_id).toBe((await client.batches.retrieve(done.id)).output_file_id);
+  expect(await announced(failed.id)).toMatchObject({ type: 'batch.failed', data: { id: failed.id, object: 'batch', status: 'failed' } });
 });
 
 test('an endpoint inside the network is refused at creation; removing one stops its deliveries', async () => {

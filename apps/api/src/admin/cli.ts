@@ -12,6 +12,7 @@
  *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
  *   npm run admin -- webhooks add <accountId> <url> [--events job.completed,job.failed] | list <accountId> | remove <id> | deliveries <id>
+ *   npm run admin -- channels list | show <id> | add <id> <ark|gemini> <baseUrl> --key-env VAR [options] | set <id> [options] | remove <id>
  */
 import { parseArgs } from 'node:util';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
@@ -30,7 +31,15 @@ const usage = `usage:
   webhooks add <accountId> <url> [--events job.completed,job.failed]
   webhooks list <accountId>
   webhooks remove <webhookId>
-  webhooks deliveries <webhookId>`;
+  webhooks deliveries <webhookId>
+  channels list
+  channels show <channelId>
+  channels add <channelId> <ark|gemini> <baseUrl> (--key-env VAR | --api-key KEY) [channel options]
+  channels set <channelId> [channel options] [--base-url URL] [--key-env VAR | --api-key KEY] [--disable | --enable]
+  channels remove <channelId>
+    channel options: --weight n  --priority n (0 first)  --max-concurrent n  --max-per-minute n
+                     --group name|none (a shared capacity)  --models public=vendor,... | default
+                     --timeout-ms n|default   (--key-env reads the key from that variable, out of shell history)`;
 
 const target = findAdminTarget();
 const { args, restore } = protectNegatives(process.argv.slice(2));
@@ -47,6 +56,17 @@ const options = {
   weight: { type: 'string' },
   'max-in-flight': { type: 'string' },
   events: { type: 'string' },
+  'api-key': { type: 'string' },
+  'key-env': { type: 'string' },
+  'base-url': { type: 'string' },
+  priority: { type: 'string' },
+  'max-concurrent': { type: 'string' },
+  'max-per-minute': { type: 'string' },
+  group: { type: 'string' },
+  models: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  disable: { type: 'boolean' },
+  enable: { type: 'boolean' },
 } as const;
 
 const parsed = (() => {
@@ -93,6 +113,34 @@ const query = (extra: Record<string, string> = {}) => {
   return q.size ? `?${q}` : '';
 };
 
+/** The channel fields the options name (only those given). */
+function channelOptions(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const int = (name: keyof typeof values, field: string) => {
+    const value = values[name];
+    if (typeof value === 'string') out[field] = Number(value);
+  };
+  int('weight', 'weight');
+  int('priority', 'priority');
+  int('max-concurrent', 'maxConcurrent');
+  int('max-per-minute', 'maxPerMinute');
+  if (values['timeout-ms']) out.timeoutMs = values['timeout-ms'] === 'default' ? null : Number(values['timeout-ms']);
+  if (values.group) out.capacityGroup = values.group === 'none' ? null : values.group;
+  if (values.models) {
+    out.models = values.models === 'default' ? null : Object.fromEntries(values.models.split(',').map((pair) => pair.split('=').map((s) => s.trim()) as [string, string]).map(([p, v]) => [p, v ?? p]));
+  }
+  if (values['base-url']) out.baseUrl = values['base-url'];
+  const key = values['key-env'] ? process.env[values['key-env']] : values['api-key'];
+  if (values['key-env'] && !key) {
+    console.error(`${values['key-env']} is not set: it should hold the channel's key`);
+    process.exit(2);
+  }
+  if (key) out.apiKey = key;
+  if (values.disable) out.disabled = true;
+  if (values.enable) out.disabled = false;
+  return out;
+}
+
 const commands: Record<string, () => Promise<void>> = {
   'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
   'accounts list': () => call('GET', `/accounts${query(rest.length ? { q: rest.join(' ') } : {})}`),
@@ -114,6 +162,11 @@ const commands: Record<string, () => Promise<void>> = {
   'webhooks list': () => call('GET', `/accounts/${id(rest[0])}/webhooks`),
   'webhooks remove': () => call('DELETE', `/webhooks/${id(rest[0])}`),
   'webhooks deliveries': () => call('GET', `/webhooks/${id(rest[0])}/deliveries`),
+  'channels list': () => call('GET', '/channels'),
+  'channels show': () => call('GET', `/channels/${id(rest[0])}`),
+  'channels add': () => call('POST', '/channels', { id: rest[0], upstream: rest[1], baseUrl: rest[2], ...channelOptions() }),
+  'channels set': () => call('PATCH', `/channels/${id(rest[0])}`, channelOptions()),
+  'channels remove': () => call('DELETE', `/channels/${id(rest[0])}`),
   usage: () => call('GET', `/accounts/${id(second)}/usage${query()}`),
   schedule: () => call('GET', '/schedule'),
 };

@@ -1,10 +1,9 @@
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError } from '@relay/core';
+import { AppError, parseOrThrow } from '@relay/core';
 import { readLedger, type Billing } from '@relay/billing';
 import type { AccountsStore } from '../auth/accounts.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 import { accountBody, creditBody, keyBody, usageQuery } from './schemas.js';
 
 export interface AdminDeps {

@@ -1,8 +1,7 @@
 import express, { type Request, type Response } from 'express';
-import { AppError } from '@relay/core';
+import { AppError, parseOrThrow } from '@relay/core';
 import type { AccountsStore } from '../auth/accounts.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 import type { Queues } from '../jobs/queues.js';
 import { readScheduleStats } from './schedule-stats.js';
 import { accountScheduleBody } from './schemas.js';

@@ -1,9 +1,8 @@
 import express, { type Request, type Response } from 'express';
-import { AppError, checkUrl, type UrlPolicy } from '@relay/core';
+import { AppError, checkUrl, parseOrThrow, type UrlPolicy } from '@relay/core';
 import { webhookBody, type WebhookStore } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 
 /**
  * Webhook endpoints per account: made here (the signing secret shown once), listed without

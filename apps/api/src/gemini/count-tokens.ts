@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { speechRequestFields, speechText } from '@relay/jobs';
-import type { CountTokensResponse } from '../schemas/google.js';
+import type { CountTokensResponse } from '@relay/jobs';
 
 /** The body of :countTokens: `contents`, or a whole `generateContentRequest`, as Google takes. */
 export const countTokensBody = z

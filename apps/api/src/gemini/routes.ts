@@ -1,11 +1,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { ownValue, type Catalog } from '@relay/core';
+import { type Catalog, ownValue, parseOrThrow } from '@relay/core';
 import { MAX_PART_CHARS } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 import { geminiModel, geminiModels } from '../models/catalog-models.js';
 import { countTokens, countTokensBody } from './count-tokens.js';
 import { pageOf, pageQuery } from './paging.js';

@@ -1,6 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AppError } from '@relay/core';
-import { checkJsonShape, DEFAULT_JSON_SHAPE } from './json-shape.js';
+import { AppError, checkJsonShape, DEFAULT_JSON_SHAPE } from '@relay/core';
 
 /** RFC 8259 8.1: JSON exchanged between systems must be UTF-8. */
 const UTF8 = /^utf-?8$/i;

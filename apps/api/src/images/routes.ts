@@ -1,20 +1,25 @@
 import express from 'express';
 import type { Job } from 'bullmq';
-import { ownValue, parseUrlPolicy, type BlobStore } from '@relay/core';
-import { imageCost } from '@relay/billing';
-import { endUserOf, generationsOf, imageJobResultSchema, imageRequestSchema, maxImageEntryChars, maxImagesOf, type ImageJob } from '@relay/jobs';
+import { ownValue, parseOrThrow, parseUrlPolicy, type BlobStore } from '@relay/core';
+import {
+  checkInputImages,
+  imageHold,
+  imageJobResultSchema,
+  imageRequestSchema,
+  maxImageEntryChars,
+  presentImages,
+  stageInputImages,
+  type ImageJob,
+} from '@relay/jobs';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 import type { Presenter } from '../jobs/answer.js';
 import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
-import { presentImages } from './present.js';
-import { checkInputImages, stageInputImages } from './stage-inputs.js';
 
 export function imagePresenter(store: BlobStore, base: string): Presenter<unknown> {
   return async (job: Job, result: unknown) => ({
-    body: await presentImages(imageJobResultSchema.parse(result), (job.data as ImageJob).request, store, base),
+    body: await presentImages(imageJobResultSchema.parse(result), (job.data as ImageJob).request, base, store),
   });
 }
 
@@ -31,17 +36,8 @@ export function imagesRoutes(deps: EndpointDeps) {
       const request = parseOrThrow(schema, req.body);
       const inputs = await checkInputImages(request.image, inputLimits);
       const caller = res.locals.caller!;
-      // n independent generations, each up to its own maximum
-      const maxImages = maxImagesOf(request, inputs.length) * generationsOf(request);
-      const user = endUserOf(request);
       await handleJobRequest(req, res, deps.jobs, deps.route, {
-        reservation: {
-          model: request.model,
-          amount: imageCost(ownValue(deps.catalog.imageModels, request.model)!, maxImages),
-          units: `${maxImages} images`,
-          ...(user ? { user } : {}),
-        },
-        cost: maxImages,
+        ...imageHold(ownValue(deps.catalog.imageModels, request.model)!, request),
         fingerprint: () => fingerprint(req.path, request),
         prepare: async (jobId): Promise<ImageJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { Response } from 'express';
 import { isAppError, storeUnavailable } from '@relay/core';
 import { sendError, type Dialect } from '../http/dialects.js';
-import type { JobObject } from '../schemas/openai.js';
+import type { JobObject } from '@relay/jobs';
 import { JsonText } from './answer-cache.js';
 import type { JobMeta } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';

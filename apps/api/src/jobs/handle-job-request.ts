@@ -4,7 +4,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import type { Billing, Reservation } from '@relay/billing';
-import { newJobId, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
+import { newJobId, removeIfWaiting, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { ApiConfig } from '../config.js';
 import type { Dialect } from '../http/dialects.js';
@@ -14,7 +14,7 @@ import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
-import { removeIfWaiting, waitForJob } from './run-job.js';
+import { waitForAdded, waitForJob } from './run-job.js';
 import { submitJob } from './submit.js';
 
 /** What a generation endpoint's router needs. */
@@ -88,7 +88,7 @@ async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: st
  * Idempotency-Key made (a replay), or a new one, admitted through the depth guard and the
  * reservation. A key whose first request never got its job queued is claimed afresh.
  */
-async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, idemKey?: string) {
+async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, client: AbortSignal, idemKey?: string) {
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -109,7 +109,14 @@ async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobReques
       const lane: Lane = budgetMs > 0 ? 'interactive' : 'async';
       await route.guard(budgetMs, lane, caller.accountId);
       const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
-      return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () => spec.prepare(jobId)), fresh: true };
+      // the wait is registered before the job exists: its end cannot come before anyone listens
+      const wait = route.handle.waits.register(jobId, budgetMs, client);
+      try {
+        return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () => spec.prepare(jobId)), fresh: true, wait };
+      } catch (error) {
+        wait.cancel();
+        throw error;
+      }
     } catch (error) {
       if (idemKey) await deps.idempotency.forget(caller.accountId, idemKey, jobId).catch(() => undefined);
       throw error;
@@ -135,14 +142,14 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(req: Request
     if (!res.writableFinished) client.abort();
   });
   for (let attempt = 0; ; attempt++) {
-    const { job, fresh } = await admit(res, deps, route, spec, budgetMs, idemKey);
+    const { job, fresh, wait } = await admit(res, deps, route, spec, budgetMs, client.signal, idemKey);
     if (fresh) {
       cancelWhenGone(client.signal, res, job, deps, route, idemKey);
       res.removeHeader('Idempotent-Replayed');
     } else {
       res.set('Idempotent-Replayed', 'true');
     }
-    const outcome = await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
+    const outcome = wait ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal) : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
     if (client.signal.aborted) return;
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again

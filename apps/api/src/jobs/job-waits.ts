@@ -1,7 +1,14 @@
 import type { QueueEvents } from 'bullmq';
+import type { Turns } from '../http/pace.js';
 
 /** Why a wait ended: the job may have finished (read its state), or the waiting is over. */
 export type WaitEnd = 'event' | 'timeout' | 'left' | 'stopping';
+
+/** A wait's end, with the result when it was the job's completion (the event carries it). */
+export interface Ended {
+  end: WaitEnd;
+  completed?: { returnvalue: unknown };
+}
 
 /**
  * Every waiting request of one queue behind a single set of QueueEvents listeners (one per
@@ -9,16 +16,18 @@ export type WaitEnd = 'event' | 'timeout' | 'left' | 'stopping';
  * completes, fails or is removed (a cancelled job never completes), when its budget runs out,
  * when its client leaves, or when the api stops waiting (shutdown).
  */
-export function createJobWaits(events: QueueEvents, stop: AbortSignal) {
-  const waiting = new Map<string, Set<(end: WaitEnd) => void>>();
-  const wake = (jobId: string, end: WaitEnd) => {
+export function createJobWaits(events: QueueEvents, stop: AbortSignal, turns: Turns) {
+  const waiting = new Map<string, Set<(end: WaitEnd, completed?: Ended['completed']) => void>>();
+  const wake = (jobId: string, end: WaitEnd, completed?: Ended['completed']) => {
     const waiters = waiting.get(jobId);
     if (!waiters) return;
     waiting.delete(jobId);
-    for (const waiter of waiters) waiter(end);
+    for (const waiter of waiters) waiter(end, completed);
   };
-  for (const name of ['completed', 'failed', 'removed'] as const) {
-    events.on(name, ({ jobId }: { jobId: string }) => wake(jobId, 'event'));
+  // thousands of jobs may end in one read of the events stream: their answers are built a few per turn
+  events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => turns.run(() => wake(jobId, 'event', { returnvalue })));
+  for (const name of ['failed', 'removed'] as const) {
+    events.on(name, ({ jobId }: { jobId: string }) => turns.run(() => wake(jobId, 'event')));
   }
   stop.addEventListener('abort', () => {
     for (const jobId of [...waiting.keys()]) wake(jobId, 'stopping');
@@ -29,18 +38,18 @@ export function createJobWaits(events: QueueEvents, stop: AbortSignal) {
      * Registers at once, so the caller can look at the job's state afterwards without an event
      * falling between the look and the wait; `cancel` ends a wait the look made unnecessary.
      */
-    register(jobId: string, budgetMs: number, client?: AbortSignal): { ended: Promise<WaitEnd>; cancel(): void } {
-      let finish: (end: WaitEnd) => void = () => {};
-      const ended = new Promise<WaitEnd>((resolve) => {
+    register(jobId: string, budgetMs: number, client?: AbortSignal): { ended: Promise<Ended>; cancel(): void } {
+      let finish: (end: WaitEnd, completed?: Ended['completed']) => void = () => {};
+      const ended = new Promise<Ended>((resolve) => {
         const onLeft = () => finish('left');
         const timer = setTimeout(() => finish('timeout'), budgetMs);
-        finish = (end: WaitEnd) => {
+        finish = (end: WaitEnd, completed?: Ended['completed']) => {
           clearTimeout(timer);
           client?.removeEventListener('abort', onLeft);
           const waiters = waiting.get(jobId);
           waiters?.delete(finish);
           if (waiters?.size === 0) waiting.delete(jobId);
-          resolve(end);
+          resolve(completed ? { end, completed } : { end });
         };
         client?.addEventListener('abort', onLeft, { once: true });
         const waiters = waiting.get(jobId) ?? new Set();

@@ -4,6 +4,7 @@ import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } fr
 import type { Redis } from 'ioredis';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
 import { createJobWaits, type JobWaits } from './job-waits.js';
+import type { Turns } from '../http/pace.js';
 
 export interface QueueHandle {
   queue: Queue;
@@ -29,6 +30,8 @@ export async function openQueues(
   log: Logger,
   /** Aborted when the api stops waiting for jobs (shutdown): every wait ends at once. */
   stopWaiting: AbortSignal,
+  /** Where a finished job's waiters are woken, a few per turn of the event loop. */
+  turns: Turns,
   /** Told of every job this process hands to the workers (metrics). */
   onDispatched: (queue: QueueName, picks: Dispatched[]) => void = () => {},
 ): Promise<Queues> {
@@ -44,7 +47,7 @@ export async function openQueues(
         onDispatched: (picks) => onDispatched(name, picks),
         onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; the workers will dispatch again'),
       });
-      return [name, { queue, events, waits: createJobWaits(events, stopWaiting), scheduler }] as const;
+      return [name, { queue, events, waits: createJobWaits(events, stopWaiting, turns), scheduler }] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

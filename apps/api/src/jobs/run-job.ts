@@ -31,9 +31,23 @@ export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs
       wait.cancel();
       return outcome;
     }
-    const end = await wait.ended;
+    const { end } = await wait.ended;
     if (end !== 'event') return settledOutcome<R>(handle, jobId);
   }
+}
+
+/**
+ * Waits for a job this request just added, whose wait was registered before the add (no event
+ * can have been missed): its completion comes with the result in the event, answered from the
+ * job as it was added, with no read of Redis. Anything else (a failure, a removal, the budget,
+ * the client leaving) is read from Redis as `waitForJob` does.
+ */
+export async function waitForAdded<R>(handle: QueueHandle, job: Job, wait: ReturnType<QueueHandle['waits']['register']>, budgetMs: number, client?: AbortSignal): Promise<Outcome<R>> {
+  const started = Date.now();
+  const { end, completed } = await wait.ended;
+  if (completed) return { state: 'completed', job, result: completed.returnvalue as R };
+  if (end !== 'event') return settledOutcome<R>(handle, job.id!);
+  return waitForJob<R>(handle, job.id!, Math.max(0, budgetMs - (Date.now() - started)), client);
 }
 
 /**
@@ -47,11 +61,4 @@ export async function settledOutcome<R>(handle: QueueHandle, jobId: string): Pro
   if (state === 'completed') return { state, job, result: job.returnvalue as R };
   if (state === 'failed') return { state, job, error: decodeFailure(job.failedReason) };
   return { state: 'pending', job };
-}
-
-/** Drops a cancelled job still in the queue; one a worker holds is refused by that worker. */
-export async function removeIfWaiting(job: Job): Promise<void> {
-  const state = await job.getState();
-  if (!['waiting', 'wait', 'prioritized', 'delayed'].includes(state)) return;
-  await job.remove().catch(() => undefined); // taken by a worker meanwhile: it will see the cancel
 }

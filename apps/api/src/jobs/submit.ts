@@ -1,10 +1,8 @@
 import type { Job } from 'bullmq';
 import type { Billing, Reservation } from '@relay/billing';
 import type { JobMeta, Lane } from '@relay/jobs';
+import { PARKED_MS } from '@relay/scheduler';
 import type { QueueHandle } from './queues.js';
-
-/** How far in the future an accepted job is parked: it waits for the scheduler, never for the clock. */
-const PARKED_MS = 365 * 86_400_000;
 
 export interface Admission {
   lane: Lane;

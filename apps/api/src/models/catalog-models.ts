@@ -1,6 +1,6 @@
 import { ownValue, type Catalog, type SpeechModel } from '@relay/core';
-import type { GeminiModel } from '../schemas/google.js';
-import type { OpenAIModel } from '../schemas/openai.js';
+import type { GeminiModel } from '@relay/jobs';
+import type { OpenAIModel } from '@relay/jobs';
 
 /** `vendor-gen-3-0-t2i-250415` carries its release date: 2025-04-15, as Unix seconds. */
 export function releasedAt(id: string): number {

@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { AppError, type Catalog } from '@relay/core';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
-import type { OpenAIModelList } from '../schemas/openai.js';
+import type { OpenAIModelList } from '@relay/jobs';
 import { openAIModelOf, openAIModels } from './catalog-models.js';
 
 export interface ModelsDeps {

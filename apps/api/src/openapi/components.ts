@@ -7,10 +7,11 @@ import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsS
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
-import { fileDeletedSchema, fileListSchema, fileObjectSchema } from '../batch-files/schema.js';
+import { channelCreateBody, channelPatchBody, channelViewSchema } from '@relay/channels';
+import { adminBatchListSchema, batchCreateBody, batchListSchema, batchObjectSchema, batchResultsSchema, fileDeletedSchema, fileListSchema, fileObjectSchema } from '@relay/batch';
 import { countTokensBody } from '../gemini/count-tokens.js';
-import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '../schemas/google.js';
-import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '../schemas/openai.js';
+import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '@relay/jobs';
+import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '@relay/jobs';
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's own dialect) of what a client sends or receives. */
 function schemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -57,7 +58,17 @@ export function componentSchemas(catalog: Catalog) {
     FileObject: schemaOf(fileObjectSchema),
     FileList: schemaOf(fileListSchema),
     FileDeleted: schemaOf(fileDeletedSchema),
+    BatchCreate: schemaOf(batchCreateBody),
+    Batch: schemaOf(batchObjectSchema),
+    BatchList: schemaOf(batchListSchema),
+    BatchResults: schemaOf(batchResultsSchema),
     WebhookBody: schemaOf(webhookBody),
+    ChannelBody: schemaOf(channelCreateBody),
+    ChannelPatch: schemaOf(channelPatchBody),
+    Channel: schemaOf(channelViewSchema),
+    ChannelList: schemaOf(z.object({ channels: z.array(channelViewSchema) })),
+    AdminBatchList: schemaOf(adminBatchListSchema),
+    AdminBatch: schemaOf(batchObjectSchema.extend({ account_id: z.string() })),
     WebhookEndpoint: schemaOf(webhookEndpointSchema),
     NewWebhook: schemaOf(newWebhookSchema),
     WebhookList: schemaOf(z.object({ webhooks: z.array(webhookEndpointSchema) })),

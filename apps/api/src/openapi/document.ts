@@ -4,6 +4,7 @@ import { accountListOperation, consolePaths } from './console-paths.js';
 import { geminiPaths } from './gemini-paths.js';
 import { modelPaths } from './model-paths.js';
 import { batchFilePaths } from './batch-file-paths.js';
+import { batchPaths } from './batch-paths.js';
 import { admin, errors, GENERATION_ERRORS, jobParams, json, ok, pathId, pending } from './parts.js';
 
 /** The OpenAPI 3.1 description of every route; `x-express-route` ties each path to the app's own. */
@@ -33,6 +34,7 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       ...geminiPaths(catalog),
       ...modelPaths(),
       ...batchFilePaths(),
+      ...batchPaths(),
       '/v1/jobs/{id}': {
         get: {
           tags: ['jobs'],
@@ -124,6 +126,65 @@ export function buildOpenApiDocument(catalog: Catalog, version: string) {
       },
       '/admin/webhooks/{id}/deliveries': {
         get: { tags: ['admin'], summary: "An endpoint's latest delivery attempts, newest first", security: admin, parameters: [pathId('id')], responses: { '200': ok('Attempts', 'WebhookDeliveries'), ...errors('OpenAIError', [401, 404]) } },
+      },
+      '/admin/channels': {
+        get: { tags: ['admin'], summary: 'Upstream channels: breaker state, calls in flight, recent failures, latency (never a key)', security: admin, responses: { '200': ok('The channels', 'ChannelList'), ...errors('OpenAIError', [401]) } },
+        post: {
+          tags: ['admin'],
+          summary: 'Add an upstream channel (its key is kept encrypted with CHANNEL_SECRET); every worker uses it within CHANNEL_REFRESH_MS',
+          security: admin,
+          requestBody: { required: true, content: json('ChannelBody') },
+          responses: { '201': ok('The channel', 'Channel'), ...errors('OpenAIError', [400, 401, 409]) },
+        },
+      },
+      '/admin/channels/{id}': {
+        get: { tags: ['admin'], summary: 'One channel', security: admin, parameters: [pathId('id')], responses: { '200': ok('The channel', 'Channel'), ...errors('OpenAIError', [401, 404]) } },
+        patch: {
+          tags: ['admin'],
+          summary: "Change a channel: weight, tier, capacity, models, key, or take it out of service (disabled)",
+          security: admin,
+          parameters: [pathId('id')],
+          requestBody: { required: true, content: json('ChannelPatch') },
+          responses: { '200': ok('The channel', 'Channel'), ...errors('OpenAIError', [400, 401, 404]) },
+        },
+        delete: { tags: ['admin'], summary: 'Remove a channel added through this API (config channels can only be disabled)', security: admin, parameters: [pathId('id')], responses: { '200': ok('The removed channel', 'Channel'), ...errors('OpenAIError', [401, 404, 409]) } },
+      },
+      '/admin/batches': {
+        get: {
+          tags: ['admin'],
+          summary: "Every account's batches (or one account's), newest first, with their progress",
+          security: admin,
+          parameters: [
+            { name: 'account', in: 'query', schema: { type: 'string', maxLength: 64 } },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'cursor', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: { '200': ok('A page of batches', 'AdminBatchList'), ...errors('OpenAIError', [400, 401]) },
+        },
+      },
+      '/admin/batches/{id}': {
+        get: { tags: ['admin'], summary: 'One batch, of any account', security: admin, parameters: [pathId('id')], responses: { '200': ok('The batch', 'AdminBatch'), ...errors('OpenAIError', [401, 404]) } },
+      },
+      '/admin/batches/{id}/cancel': {
+        post: { tags: ['admin'], summary: 'Cancel a batch: nothing more starts, lines in flight finish', security: admin, parameters: [pathId('id')], responses: { '200': ok('The batch, cancelling', 'AdminBatch'), ...errors('OpenAIError', [401, 404, 409]) } },
+      },
+      '/admin/batches/{id}/files/{which}': {
+        get: {
+          tags: ['admin'],
+          summary: "A batch's output or error file (JSONL)",
+          security: admin,
+          parameters: [pathId('id'), { name: 'which', in: 'path', required: true, schema: { type: 'string', enum: ['output', 'error'] } }],
+          responses: { '200': { description: 'The file', content: { 'application/jsonl': { schema: { type: 'string' } } } }, ...errors('OpenAIError', [401, 404, 503]) },
+        },
+      },
+      '/admin/batches/{id}/archive': {
+        get: {
+          tags: ['admin'],
+          summary: "A ZIP of every file an ended batch made, with manifest.json",
+          security: admin,
+          parameters: [pathId('id')],
+          responses: { '200': { description: 'The archive, streamed', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } }, ...errors('OpenAIError', [401, 404, 409]) },
+        },
       },
       '/admin/queues': plain('The BullMQ dashboard (bull-board)', 'admin', { '200': { description: 'HTML' }, '401': { description: 'Admin token required' } }),
     },

@@ -9,7 +9,7 @@ const REASONS: Record<number, string> = {
   401: 'Missing, wrong or revoked key',
   402: 'Balance too low for the most the request can cost',
   404: 'Unknown model, job or file',
-  409: 'Idempotency-Key reused with another body, or the job was cancelled',
+  409: 'Idempotency-Key reused with another body, the job was cancelled, or the batch is in no state for it',
   413: 'Body over the limit',
   415: 'Not application/json',
   429: 'This key is over its rate limit (Retry-After)',

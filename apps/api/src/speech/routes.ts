@@ -1,16 +1,14 @@
 import express, { type Request, type Response } from 'express';
 import type { Job } from 'bullmq';
-import { ownValue, type BlobStore } from '@relay/core';
-import { speechReservation } from '@relay/billing';
-import { MAX_PART_CHARS, speechJobCost, speechJobResultSchema, speechRequestSchema, speechText, type SpeechJob } from '@relay/jobs';
+import { ownValue, parseOrThrow, type BlobStore } from '@relay/core';
+import { MAX_PART_CHARS, presentSpeech, queuedSpeechRequest, speechHold, speechJobResultSchema, speechRequestSchema, type SpeechJob } from '@relay/jobs';
 import { authenticate, GOOGLE_KEYS } from '../auth/authenticate.js';
 import { jsonBody } from '../http/json-body.js';
-import { parseOrThrow } from '../http/validate.js';
 import { sendJson, type Presenter, type Sender } from '../jobs/answer.js';
 import { handleJobRequest, type EndpointDeps } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
 import { GEMINI_VERSIONS, modelNotFound } from '../gemini/versions.js';
-import { presentSpeech } from './present.js';
+
 
 /** The relay's stable link to the stored WAV rides along in this header. */
 export const AUDIO_URL_HEADER = 'X-Relay-Audio-Url';
@@ -63,15 +61,10 @@ export function speechRoutes(deps: EndpointDeps) {
     async (req: Request, res: Response) => {
       const { model, action } = res.locals.target as Target;
       const speechModel = ownValue(deps.catalog.speechModels, model)!;
-      const { generationConfig, ...rest } = parseOrThrow(speechRequestSchema(model, speechModel), req.body);
-      // imageConfig is accepted (the SPEC lists it) but means nothing for speech: never queued
-      const { imageConfig: _ignored, ...config } = generationConfig;
-      const request = { ...rest, generationConfig: config };
+      const request = queuedSpeechRequest(parseOrThrow(speechRequestSchema(model, speechModel), req.body));
       const caller = res.locals.caller!;
-      const chars = speechText(request).length;
       await handleJobRequest(req, res, deps.jobs, deps.route, {
-        reservation: { model, amount: speechReservation(speechModel, chars), units: `in:${chars},out:${speechModel.maxOutputTokens}` },
-        cost: speechJobCost(chars),
+        ...speechHold(model, speechModel, request),
         fingerprint: () => fingerprint(`/v1beta/models/${model}`, request),
         prepare: async (): Promise<SpeechJob> => ({
           meta: { requestId: res.locals.requestId, accountId: caller.accountId, keyId: caller.keyId, createdAt: Date.now() },

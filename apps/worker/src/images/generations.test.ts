@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { describe, expect, test } from 'vitest';
 import type { ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
+import { ChannelsCooling } from '@relay/channels';
 import { runGenerations } from './generations.js';
 
 /** The parts of a BullMQ job the runner touches: its progress, and how many attempts it has. */
@@ -30,7 +31,7 @@ function upstream(script: Array<ArkImageResponse | Error>) {
       const next = script[calls++];
       if (!next) throw new Error('more calls than scripted');
       if (next instanceof Error) throw next;
-      return next;
+      return { answer: next, channel: 'ark' };
     },
   };
 }
@@ -58,7 +59,7 @@ describe('runGenerations', () => {
     const refusal = new UpstreamError('refused', 'sensitive', { status: 400, code: 'InputTextSensitiveContentDetected', moderation: true });
     const outcomes = await runGenerations(asJob(job), 2, upstream([refusal, answer('b')]).generate);
     expect(outcomes[0]).toEqual({ refused: { code: 'InputTextSensitiveContentDetected', message: 'sensitive', moderation: true } });
-    expect(outcomes[1]).toHaveProperty('answer');
+    expect(outcomes[1]).toEqual({ answer: answer('b'), channel: 'ark' });
   });
 
   test('an answer without images: refused when moderated, retried otherwise', async () => {
@@ -78,8 +79,10 @@ describe('runGenerations', () => {
     await expect(runGenerations(asJob(fakeJob(4, 4)), 1, upstream([new UpstreamError('transient', 'HTTP 503')]).generate)).rejects.toThrow('HTTP 503');
   });
 
-  test('a pause (429) wins over a retryable failure, and a final failure over both', async () => {
+  test('a pause (429, every channel cooling) wins over a retryable failure, and a final failure over both', async () => {
     const limited = new UpstreamError('rate-limited', '429');
+    const cooling = new ChannelsCooling(5_000);
+    await expect(runGenerations(asJob(fakeJob(4, 4)), 2, upstream([answer('a'), cooling]).generate)).rejects.toBe(cooling);
     const broken = new UpstreamError('misconfigured', '401');
     await expect(runGenerations(asJob(fakeJob()), 2, upstream([new UpstreamError('transient', '500'), limited]).generate)).rejects.toBe(limited);
     await expect(runGenerations(asJob(fakeJob(4, 4)), 3, upstream([answer('a'), limited, broken]).generate)).rejects.toBe(broken);

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
+import { ChannelsCooling } from '@relay/channels';
 import { isModerationCode } from '../upstreams/ark/images.js';
 import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
@@ -13,7 +14,7 @@ const refusalSchema = z.object({
 });
 
 /** What one generation came to: an answer holding at least one image, or a final refusal. */
-const generationSchema = z.union([z.object({ answer: arkImageResponseSchema }), z.object({ refused: refusalSchema })]);
+const generationSchema = z.union([z.object({ answer: arkImageResponseSchema, channel: z.string().optional() }), z.object({ refused: refusalSchema })]);
 export type Generation = z.output<typeof generationSchema>;
 /** A generation that kept failing until the job's last attempt, while others delivered. */
 export type GaveUp = { gaveUp: { code: string; message: string } };
@@ -24,6 +25,11 @@ const checkpointSchema = z.object({ generations: z.record(z.string(), generation
 const legacyCheckpointSchema = z.object({ generated: arkImageResponseSchema });
 
 type Slot = ArkImageResponse['data'][number];
+/** An upstream answer and the channel that gave it. */
+export interface Answered {
+  answer: ArkImageResponse;
+  channel: string;
+}
 export const isFailedSlot = (slot: Slot): slot is Extract<Slot, { error: unknown }> => 'error' in slot;
 
 /**
@@ -38,8 +44,8 @@ function readCheckpoint(job: Job): Map<number, Generation> {
 }
 
 /** One upstream answer as a generation; an answer without images is a refusal or worth a retry. */
-function outcomeOf(answer: ArkImageResponse): Generation {
-  if (answer.data.some((slot) => !isFailedSlot(slot))) return { answer };
+function outcomeOf({ answer, channel }: Answered): Generation {
+  if (answer.data.some((slot) => !isFailedSlot(slot))) return { answer, channel };
   const first = answer.data.find(isFailedSlot)?.error;
   if (first && isModerationCode(first.code)) return { refused: { code: first.code, message: first.message, moderation: true } };
   throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
@@ -53,6 +59,7 @@ function refusalOf(error: unknown): Generation | undefined {
 
 /** The failure to act on when several generations failed: final ones first, then pauses. */
 function rank(error: unknown): number {
+  if (error instanceof ChannelsCooling) return 1;
   if (error instanceof UpstreamError) return error.kind === 'transient' ? 2 : error.kind === 'rate-limited' ? 1 : 0;
   return error instanceof AppError && !error.retryable ? 0 : 2;
 }
@@ -64,7 +71,7 @@ function rank(error: unknown): number {
  * the retry makes only the missing calls; on the job's last attempt, when some generation
  * delivered, those still failing are given up instead and the rest is delivered.
  */
-export async function runGenerations(job: Job, count: number, generate: () => Promise<ArkImageResponse>): Promise<Outcome[]> {
+export async function runGenerations(job: Job, count: number, generate: () => Promise<Answered>): Promise<Outcome[]> {
   const done = readCheckpoint(job);
   let writes: Promise<unknown> = Promise.resolve();
   const errors: unknown[] = [];

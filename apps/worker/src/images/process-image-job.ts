@@ -11,11 +11,10 @@ import {
   type StoredFile,
 } from '@relay/jobs';
 import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
-import type { ImageGeneration } from '../upstreams/ark/images.js';
 import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
-import type { CallSlots } from '../upstreams/call-slots.js';
+import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { cancelled } from '../job-errors.js';
 import { buildArkRequest } from './ark-request.js';
 import { isFailedSlot, runGenerations, type Outcome } from './generations.js';
@@ -24,11 +23,10 @@ export interface ImageJobDeps {
   catalog: Catalog;
   billing: Billing;
   metrics: WorkerMetrics;
-  /** Bounds the upstream calls (not the copies) across all workers. */
-  slots: CallSlots;
+  /** Upstream calls through the channels serving the model (capacity leases held for the call only, not the copies). */
+  upstream: UpstreamCalls;
   /** Told when a job's upstream calls are over: the next job may have its place while this one copies. */
   callsOver: (jobId: string) => void;
-  upstreams: Record<string, ImageGeneration>;
   store: BlobStore;
   copyLimits: CopyLimits;
   log: Logger;
@@ -75,15 +73,14 @@ export function createImageProcessor(deps: ImageJobDeps) {
 
     let body: Promise<ArkImageRequest> | undefined;
     const generate = async () => {
-      const upstream = ownValue(deps.upstreams, model.upstream);
-      if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
       body ??= buildArkRequest(request, model, deps.store);
       const built = await body;
-      return deps.slots.run(async () => {
+      const { value, channel } = await deps.upstream.images(request.model, async (upstream, vendorModel) => {
         // the last moment a job can be cancelled for free: its client may have left while it waited
         if (!(await deps.billing.begin(job.id!))) throw cancelled();
-        return upstream.generate(built);
+        return upstream.generate({ ...built, model: vendorModel });
       });
+      return { answer: value, channel };
     };
     const outcomes = await runGenerations(job, generationsOf(request), generate);
     deps.callsOver(job.id!);
@@ -106,10 +103,11 @@ export function createImageProcessor(deps: ImageJobDeps) {
       return sum + Math.round((w * h) / 256);
     }, 0);
     // charged for what was delivered and stored, never for what was asked
-    const { charged, applied } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`);
+    const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(',');
+    const { charged, applied } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`, channel);
     if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
     deps.metrics.bytesStored.inc({ queue: 'images' }, images.reduce((sum, image) => sum + image.bytes, 0));
-    log.info({ delivered: images.length, failed: failed.length, charged }, 'images stored');
+    log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
     return {
       created: first.created,
       upstreamModel: first.model,

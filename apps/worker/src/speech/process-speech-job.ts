@@ -13,19 +13,17 @@ import {
 } from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
-import type { CallSlots } from '../upstreams/call-slots.js';
+import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { cancelled } from '../job-errors.js';
-import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
   billing: Billing;
   metrics: WorkerMetrics;
-  /** Bounds the upstream calls across all workers. */
-  slots: CallSlots;
+  /** Upstream calls through the channels serving the model. */
+  upstream: UpstreamCalls;
   /** Told when a job's upstream call is over: the next job may have its place while this one stores. */
   callsOver: (jobId: string) => void;
-  upstreams: Record<string, SpeechSynthesis>;
   store: BlobStore;
   /** How long a paid clip is kept in memory and retried while the store is away. */
   storeRetry: StoreRetry;
@@ -43,13 +41,11 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     const { meta, model: modelId, request } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
-    const upstream = ownValue(deps.upstreams, model.upstream);
-    if (!upstream) throw new AppError('internal', `no adapter for upstream ${model.upstream}`, { retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
-    const speech = await deps.slots.run(async () => {
+    const { value: speech, channel } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
       if (!(await deps.billing.begin(job.id!))) throw cancelled();
-      return upstream.synthesize(model.upstreamModel, upstreamBody(request));
+      return upstream.synthesize(vendorModel, upstreamBody(request));
     });
     deps.callsOver(job.id!);
     const sampleRate = sampleRateOf(speech.mimeType);
@@ -67,10 +63,11 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       job.id!,
       speechCost(model, promptTokenCount, candidatesTokenCount),
       `in:${promptTokenCount},out:${candidatesTokenCount}`,
+      channel,
     );
     if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
     deps.metrics.bytesStored.inc({ queue: 'speech' }, wav.length);
-    log.info({ durationMs, bytes: wav.length, charged }, 'speech stored');
+    log.info({ durationMs, bytes: wav.length, charged, channel }, 'speech stored');
     return {
       file: { index: 0, fileId: fileIdOf(job.id!, 0, 'wav'), bytes: wav.length, contentType: CONTENT_TYPES.wav! },
       mimeType: speech.mimeType,

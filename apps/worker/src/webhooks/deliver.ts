@@ -46,11 +46,12 @@ function post(url: URL, body: string, headers: Record<string, string>, urls: Url
 }
 
 /**
- * Webhooks of async jobs: when a job asked for with `Prefer: respond-async` ends, each endpoint
- * of its account that wants the event gets one message, signed as Standard Webhooks says
- * (webhook-id, webhook-timestamp, webhook-signature), through a BullMQ queue that retries with
- * exponential backoff and survives restarts. The message id is stable per job, event and
- * endpoint, so a retry (or a second announcement) is the same message to a receiver that dedupes.
+ * Webhooks of async jobs and batches: when a job asked for with `Prefer: respond-async` or a
+ * batch ends, each endpoint of its account that wants the event gets one message, signed as
+ * Standard Webhooks says (webhook-id, webhook-timestamp, webhook-signature), through a BullMQ
+ * queue that retries with exponential backoff and survives restarts. The message id is stable
+ * per subject, event and endpoint, so a retry (or a second announcement) is the same message to
+ * a receiver that dedupes, and is queued once.
  */
 export function startWebhookDelivery(settings: WebhookSettings) {
   const connection = queueConnection(settings.redisUrl, 'patient');
@@ -88,19 +89,25 @@ export function startWebhookDelivery(settings: WebhookSettings) {
   worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
   worker.on('failed', (job, err) => settings.log.warn({ webhook: job?.data.endpointId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery failed'));
 
+  /** `subject` ended: the account's endpoints that want `event` get `data` (with the subject's id and object). */
+  async function announce(accountId: string, event: WebhookEvent, subject: { id: string; object: string }, data: Record<string, unknown>) {
+    const endpoints = await settings.store.forEvent(accountId, event);
+    const timestamp = new Date().toISOString();
+    await Promise.all(
+      endpoints.map((endpoint) => {
+        const messageId = `msg_${subject.id}_${event.replace('.', '_')}_${endpoint.id}`;
+        return queue.add('deliver', { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { ...subject, ...data } } }, { jobId: messageId });
+      }),
+    );
+  }
+
   return {
+    announce,
     /** A job ended: its account's endpoints hear of it, if it was asked for asynchronously. */
-    async announce(job: Job, event: WebhookEvent, data: Record<string, unknown>) {
+    async announceJob(job: Job, event: WebhookEvent, data: Record<string, unknown>) {
       const meta = (job.data as { meta?: JobMeta }).meta;
       if (!job.id || meta?.lane !== 'async') return;
-      const endpoints = await settings.store.forEvent(meta.accountId, event);
-      const timestamp = new Date().toISOString();
-      await Promise.all(
-        endpoints.map((endpoint) => {
-          const messageId = `msg_${job.id}_${event.replace('.', '_')}_${endpoint.id}`;
-          return queue.add('deliver', { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { id: job.id, object: 'relay.job', ...data } } }, { jobId: messageId });
-        }),
-      );
+      await announce(meta.accountId, event, { id: job.id, object: 'relay.job' }, data);
     },
     async close() {
       await worker.close();

@@ -15,6 +15,8 @@ export const errorStatus = {
   /** The job was cancelled before it started (its client left); nothing was charged. */
   cancelled: 409,
   idempotency_conflict: 409,
+  /** The resource's state does not allow it (a batch that has ended cannot be cancelled). */
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

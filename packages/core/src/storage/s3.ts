@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -11,6 +12,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '../errors/app-error.js';
+import { createSignedHttp, type SignedHttp } from './signed-http.js';
 
 export interface S3Settings {
   S3_ENDPOINT?: string | undefined;
@@ -27,6 +29,8 @@ export interface BlobStore {
   client: S3Client;
   publicClient: S3Client;
   bucket: string;
+  /** Single-object PUT and GET without the SDK's middleware (when the store has static keys). */
+  fast?: SignedHttp;
 }
 
 function clientConfig(settings: S3Settings, endpoint: string | undefined): S3ClientConfig {
@@ -50,7 +54,18 @@ export function createBlobStore(settings: S3Settings): BlobStore {
   const publicEndpoint = settings.S3_PUBLIC_ENDPOINT ?? settings.S3_ENDPOINT;
   const publicClient =
     publicEndpoint === settings.S3_ENDPOINT ? client : new S3Client(clientConfig(settings, publicEndpoint));
-  return { client, publicClient, bucket: settings.S3_BUCKET };
+  const credentials = settings.S3_ACCESS_KEY_ID && settings.S3_SECRET_ACCESS_KEY ? { accessKeyId: settings.S3_ACCESS_KEY_ID, secretAccessKey: settings.S3_SECRET_ACCESS_KEY } : undefined;
+  // without static keys (an instance role, the default chain) the SDK resolves credentials itself
+  const fast = credentials
+    ? createSignedHttp({
+        endpoint: new URL(settings.S3_ENDPOINT ?? `https://s3.${settings.S3_REGION}.amazonaws.com`),
+        region: settings.S3_REGION,
+        bucket: settings.S3_BUCKET,
+        forcePathStyle: settings.S3_ENDPOINT ? settings.S3_FORCE_PATH_STYLE : false,
+        credentials,
+      })
+    : undefined;
+  return { client, publicClient, bucket: settings.S3_BUCKET, ...(fast ? { fast } : {}) };
 }
 
 export interface PutOptions {
@@ -70,6 +85,10 @@ export async function putObject(
   options: PutOptions,
 ): Promise<void> {
   const length = Buffer.isBuffer(body) ? body.length : options.contentLength;
+  if (length !== undefined && length < 5 * 1024 ** 3 && store.fast) {
+    await store.fast.put(key, body, options.contentType, length, options.signal);
+    return;
+  }
   if (length !== undefined && length < 5 * 1024 ** 3) {
     await store.client.send(
       new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: body, ContentType: options.contentType, ContentLength: length }),
@@ -97,9 +116,17 @@ export async function putObject(
   }
 }
 
-export async function getObject(store: BlobStore, key: string) {
-  const out = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key }));
+/** The object's body as a stream; from byte `from` on when given (a ranged GET). */
+export async function getObject(store: BlobStore, key: string, from?: number) {
+  if (store.fast) return store.fast.get(key, from);
+  const range = from ? `bytes=${from}-` : undefined;
+  const out = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key, Range: range }));
   return { body: out.Body as Readable, contentType: out.ContentType, contentLength: out.ContentLength };
+}
+
+/** A copy made by the store itself: no byte passes through the relay. */
+export async function copyObject(store: BlobStore, from: string, to: string): Promise<void> {
+  await store.client.send(new CopyObjectCommand({ Bucket: store.bucket, Key: to, CopySource: `${store.bucket}/${encodeURIComponent(from).replace(/%2F/g, '/')}` }));
 }
 
 export async function deleteObject(store: BlobStore, key: string): Promise<void> {

@@ -1,6 +1,5 @@
-import type { UpstreamConfig } from '@relay/core';
 import type { CallObserver } from '../../metrics.js';
-import { postJson } from '../post-json.js';
+import { postJson, type UpstreamTarget } from '../post-json.js';
 import { kindOfStatus, parseRetryAfter, UpstreamError } from '../upstream-error.js';
 import { arkErrorSchema, arkImageResponseSchema, type ArkImageRequest, type ArkImageResponse } from './schema.js';
 
@@ -26,7 +25,7 @@ function toUpstreamError(status: number, body: unknown, retryAfter: string | nul
   });
 }
 
-export function createArkImages(upstream: UpstreamConfig & { apiKey: string }, observe?: CallObserver): ImageGeneration {
+export function createArkImages(upstream: UpstreamTarget, observe?: CallObserver): ImageGeneration {
   const url = `${upstream.baseUrl}/images/generations`;
   return {
     async generate(body) {

@@ -1,7 +1,6 @@
-import type { UpstreamConfig } from '@relay/core';
 import type { SpeechRequest, UsageMetadata } from '@relay/jobs';
 import type { CallObserver } from '../../metrics.js';
-import { postJson } from '../post-json.js';
+import { postJson, type UpstreamTarget } from '../post-json.js';
 import { kindOfStatus, UpstreamError } from '../upstream-error.js';
 import { geminiErrorSchema, geminiResponseSchema } from './schema.js';
 
@@ -37,7 +36,7 @@ function toUpstreamError(status: number, body: unknown): UpstreamError {
   return new UpstreamError(kind, error.message, { status, code: error.status, retryAfterMs: retryDelayMs(error.details) });
 }
 
-export function createGeminiSpeech(upstream: UpstreamConfig & { apiKey: string }, observe?: CallObserver): SpeechSynthesis {
+export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObserver): SpeechSynthesis {
   return {
     async synthesize(upstreamModel, body) {
       const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;

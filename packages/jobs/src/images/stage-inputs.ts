@@ -1,5 +1,7 @@
 import { AppError, checkUrl, putObject, storeUnavailable, type BlobStore, type UrlPolicy } from '@relay/core';
-import { decodeDataImage, inputKeyOf, mimeOf, parseInputImage, type InputImageFormat, type InputImageRef } from '@relay/jobs';
+import { inputKeyOf } from '../files.js';
+import { decodeDataImage, mimeOf, parseInputImage, type InputImageFormat } from './input-image.js';
+import type { InputImageRef } from './job.js';
 
 /** An input image checked in full, ready to be staged once the money is held. */
 export type CheckedInput = { kind: 'url'; url: string } | { kind: 'data'; format: InputImageFormat; bytes: Buffer };

@@ -1,6 +1,8 @@
 import { getObjectBuffer, type BlobStore } from '@relay/core';
-import { parseFileId, type ImageJobResult, type ImageRequest } from '@relay/jobs';
-import type { ImagesResponse } from '../schemas/openai.js';
+import { parseFileId } from '../files.js';
+import type { ImageJobResult } from '../images/job.js';
+import type { ImageRequest } from '../images/request.js';
+import type { ImagesResponse } from './openai.js';
 
 /**
  * The upstream reports no moderation detail for images it delivers, only refusals. A delivered
@@ -10,19 +12,22 @@ const passed = { filtered: false, severity: 'safe' };
 const contentFilter = { hate: passed, self_harm: passed, sexual: passed, violence: passed };
 const promptFilter = { ...contentFilter, profanity: { detected: false, filtered: false } };
 
-/** The SPEC's response: one entry per stored image, each with the relay's own stable link. */
+/**
+ * The SPEC's response: one entry per stored image, each with the relay's own stable link. Only a
+ * `b64_json` answer reads the files back, from `store` (batch lines never ask for one).
+ */
 export async function presentImages(
   result: ImageJobResult,
   request: Pick<ImageRequest, 'prompt' | 'response_format'>,
-  store: BlobStore,
   publicBase: string,
+  store?: BlobStore,
 ): Promise<ImagesResponse> {
+  const inline = request.response_format === 'b64_json';
+  if (inline && !store) throw new Error('a b64_json answer needs the store to read its files from');
   const data = await Promise.all(
     result.images.map(async (image) => ({
       url: `${publicBase}/files/${image.fileId}`,
-      ...(request.response_format === 'b64_json'
-        ? { b64_json: (await getObjectBuffer(store, parseFileId(image.fileId)!.key)).toString('base64') }
-        : {}),
+      ...(inline ? { b64_json: (await getObjectBuffer(store!, parseFileId(image.fileId)!.key)).toString('base64') } : {}),
       size: image.size,
       revised_prompt: request.prompt,
       content_filter_results: contentFilter,

@@ -1,6 +1,8 @@
 import { getObjectBuffer, type BlobStore } from '@relay/core';
-import { parseFileId, readWav, type SpeechJobResult } from '@relay/jobs';
-import type { GenerateContentResponse } from '../schemas/google.js';
+import { parseFileId } from '../files.js';
+import type { SpeechJobResult } from '../speech/job.js';
+import { readWav } from '../speech/wav.js';
+import type { GenerateContentResponse } from './google.js';
 
 /**
  * Gemini's own response shape, so Google's SDKs work unchanged: the PCM (read back from the

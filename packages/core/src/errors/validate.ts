@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '@relay/core';
+import { AppError } from './app-error.js';
 
 /** A JSON path as clients write it: `image[1]`, `sequential_image_generation_options.max_images`. */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usageMetadataSchema } from '@relay/jobs';
+import { usageMetadataSchema } from '../speech/job.js';
 
 /** Gemini's GenerateContentResponse, as far as speech fills it. */
 export const generateContentResponseSchema = z.object({

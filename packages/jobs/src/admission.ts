@@ -1,0 +1,44 @@
+import type { ImageModel, SpeechModel } from '@relay/core';
+import { imageCost, speechReservation } from '@relay/billing';
+import type { ImageRequest } from './images/request.js';
+import { maxImagesOf } from './images/request.js';
+import { endUserOf, generationsOf } from './images/openai-fields.js';
+import { speechJobCost } from './lanes.js';
+import { speechText, type SpeechRequest } from './speech/request.js';
+import type { SpeechJob } from './speech/job.js';
+
+/**
+ * What accepting a validated request holds and weighs, the same for a synchronous call and a batch
+ * line: the most it can cost (its reservation, in micro-units) and its cost units in the schedule.
+ */
+export interface Hold {
+  reservation: { model: string; amount: number; units: string; user?: string };
+  cost: number;
+}
+
+/** n independent generations, each up to its own maximum of images. */
+export function imageHold(model: ImageModel, request: ImageRequest): Hold {
+  const inputs = request.image === undefined ? 0 : Array.isArray(request.image) ? request.image.length : 1;
+  const maxImages = maxImagesOf(request, inputs) * generationsOf(request);
+  const user = endUserOf(request);
+  return {
+    reservation: { model: request.model, amount: imageCost(model, maxImages), units: `${maxImages} images`, ...(user ? { user } : {}) },
+    cost: maxImages,
+  };
+}
+
+/** Every character as a token and the model's whole audio allowance; weighed by its expected audio. */
+export function speechHold(modelId: string, model: SpeechModel, request: Pick<SpeechRequest, 'contents'>): Hold {
+  const chars = speechText(request).length;
+  return {
+    reservation: { model: modelId, amount: speechReservation(model, chars), units: `in:${chars},out:${model.maxOutputTokens}` },
+    cost: speechJobCost(chars),
+  };
+}
+
+/** The speech request as it is queued: imageConfig is accepted (the SPEC lists it) but means nothing for speech. */
+export function queuedSpeechRequest(request: SpeechRequest): SpeechJob['request'] {
+  const { generationConfig, ...rest } = request;
+  const { imageConfig: _ignored, ...config } = generationConfig;
+  return { ...rest, generationConfig: config };
+}
