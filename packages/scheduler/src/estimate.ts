@@ -6,7 +6,7 @@ import { evalScript } from '@relay/core';
 export interface StartEstimate {
   /** Jobs that will start before this one, as the schedule stands. */
   position: number;
-  /** When it should start, from the pace jobs finished at over the last minute; unknown without one. */
+  /** When it should start, from the pace jobs finish at (observed over the last minute, or in flight / time held); unknown without one. */
   startsInMs?: number;
 }
 
@@ -36,8 +36,10 @@ export async function estimateStart(redis: Redis, keys: Keys, quantum: number, l
     number,
     number,
     string,
+    number,
+    number,
   ];
-  const [waiting, higherCost, ownText, others, done, spanMs, finished, higherCount, rank, weightText] = reply;
+  const [waiting, higherCost, ownText, others, done, spanMs, finished, higherCount, rank, weightText, inFlight, heldMs] = reply;
   if (rank < 0) return { position: 0, startsInMs: 0 };
   const own = Number(ownText);
   const weight = Number(weightText) || 1;
@@ -51,7 +53,9 @@ export async function estimateStart(redis: Redis, keys: Keys, quantum: number, l
     othersCount += cost > 0 ? Math.max(1, Math.round((count * share) / cost)) : 0;
   }
   const aheadCost = waiting * quantum + higherCost + own + othersCost;
-  const pace = done / spanMs;
+  // Finishes counted over the time observed say too little when a burst has just begun (the
+  // first few trickle in); what is handed out finishes, by Little's law, at in flight / time held.
+  const pace = Math.max(done / spanMs, heldMs > 0 ? inFlight / heldMs : 0);
   return {
     position: waiting + higherCount + rank + othersCount,
     // fewer finished jobs than this say too little about the pace to promise (or refuse) anything

@@ -189,3 +189,21 @@ test('a started admission whose job never reached BullMQ is given up by recover(
   expect((await scheduler.stats()).running.size).toBe(0);
   expect(await scheduler.admit(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
 });
+
+test('at the start of a burst the pace comes from what is in flight, not from the few finishes so far', async () => {
+  await scheduler.heartbeat('w1', 100, 10_000, 0);
+  for (let i = 0; i < 150; i++) await admit('bulk');
+  while (dispatched.length < 100) {
+    const before = dispatched.length;
+    await scheduler.dispatch();
+    if (dispatched.length === before) break;
+  }
+  expect(dispatched).toHaveLength(100);
+  // five finish moments after they were handed out; 95 are still in their upstream calls
+  for (const { jobId } of dispatched.slice(0, 5)) await scheduler.finished(jobId);
+  const estimate = await estimateStart(redis, scheduler.keys, 1, 'async', 'bulk');
+  expect(estimate.position).toBeGreaterThanOrEqual(50);
+  // five finishes over the one-second floor alone say 5 a second: 50 ahead would be 10 s away.
+  // 95 in flight, each held a few ms so far, say they all go within a moment
+  expect(estimate.startsInMs).toBeLessThan(2_000);
+});

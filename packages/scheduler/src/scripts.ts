@@ -8,13 +8,14 @@
  *   S:{lane}:deficit        hash  account -> credit left (cost units; may go negative)
  *   S:{lane}:turn           str   the account whose turn has been credited
  *   S:{lane}:count, :cost   hash  account -> pending jobs, pending cost
- *   S:running               hash  jobId -> "account cost lane": handed to the workers, its upstream
- *                                 call(s) not over yet (copying the result holds no place)
+ *   S:running               hash  jobId -> "account cost lane handedOutAtMs": handed to the workers,
+ *                                 its upstream call(s) not over yet (copying the result holds no place)
  *   S:running:count, :cost  hash  account -> such jobs, their cost (its share of the capacity)
  *   S:dispatching           zset  jobId -> ms it was picked (promoted into BullMQ right after)
  *   S:alive / S:concurrency zset workerId -> expiry ms / hash workerId -> jobs it runs at once
  *   S:cap                   str   the most jobs handed to workers at once (unset: their concurrency)
- *   S:recent                zset  "jobId cost" -> ms, the last 200 jobs finished within a minute (the pace estimates use)
+ *   S:recent                zset  "jobId cost ms" -> ms, the last 200 jobs finished within a minute and how
+ *                                 long each held its place (the pace estimates use)
  * Account settings are read from {prefix}:account:{id} (weight, maxInFlight).
  *
  * The script bodies share a preamble of helpers; each declares one key (S:jobs) so a cluster
@@ -91,7 +92,7 @@ local now = nowMs()
 if redis.call('HLEN', S .. ':jobs') == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
   local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
   if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
-    redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane)
+    redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)
     redis.call('HINCRBY', S .. ':running:count', account, 1)
     redis.call('HINCRBY', S .. ':running:cost', account, cost)
     redis.call('ZADD', S .. ':dispatching', now, jobId)
@@ -192,7 +193,7 @@ local function pick(lane)
         local cost = tonumber(f[3])
         redis.call('HINCRBYFLOAT', deficits, account, -cost)
         unqueue(head, lane, account, cost)
-        redis.call('HSET', S .. ':running', head, account .. ' ' .. cost .. ' ' .. lane)
+        redis.call('HSET', S .. ':running', head, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)
         redis.call('HINCRBY', S .. ':running:count', account, 1)
         redis.call('HINCRBY', S .. ':running:cost', account, cost)
         redis.call('ZADD', S .. ':dispatching', now, head)
@@ -235,7 +236,9 @@ redis.call('HDEL', S .. ':running', jobId)
 bump(S .. ':running:count', f[1], -1)
 bump(S .. ':running:cost', f[1], -tonumber(f[2]))
 local now = nowMs()
-redis.call('ZADD', S .. ':recent', now, jobId .. ' ' .. f[2])
+-- how long it held its place (entries written before that was kept have no start: -1)
+local held = f[4] and (now - tonumber(f[4])) or -1
+redis.call('ZADD', S .. ':recent', now, jobId .. ' ' .. f[2] .. ' ' .. held)
 redis.call('ZREMRANGEBYRANK', S .. ':recent', 0, -201)
 redis.call('ZREMRANGEBYSCORE', S .. ':recent', '-inf', now - 60000)
 if redis.call('HLEN', S .. ':jobs') > 0 then return 2 end
@@ -248,7 +251,8 @@ return 1
  * but not yet calling, cost pending in higher lanes, cost of the account's own
  * jobs ahead, flat list cost/count/weight of the other accounts of the lane, cost finished
  * lately (up to the last 200 jobs within a minute), ms since the first of those finished (at
- * least 1 s), how many finished, count pending in higher lanes, own rank, own weight}.
+ * least 1 s), how many finished, count pending in higher lanes, own rank, own weight, cost
+ * handed out and not yet finished, mean ms a finished job held its place (0: unknown)}.
  */
 export const SNAPSHOT = `${HELPERS}${WINDOW}
 local A = ARGV[2]
@@ -293,14 +297,19 @@ for i = 1, #costs, 2 do
 end
 -- the pace over the time actually observed, not a whole minute (a burst has just begun)
 local recent = redis.call('ZRANGEBYSCORE', S .. ':recent', now - 60000, '+inf', 'WITHSCORES')
-local done, first = 0, now
+local done, first, heldSum, heldCount = 0, now, 0, 0
 for i = 1, #recent, 2 do
-  done = done + tonumber(split(recent[i])[2])
+  local r = split(recent[i])
+  done = done + tonumber(r[2])
   first = math.min(first, tonumber(recent[i + 1]))
+  local held = tonumber(r[3] or '-1')
+  if held >= 0 then heldSum, heldCount = heldSum + held, heldCount + 1 end
 end
 local span = math.max(now - first, 1000)
+local inFlight = 0
+for _, v in ipairs(redis.call('HVALS', S .. ':running:cost')) do inFlight = inFlight + tonumber(v) end
 local weight = tonumber(redis.call('HGET', A .. account, 'weight')) or 1
-return {waiting, higherCost, tostring(own), others, done, span, #recent / 2, higherCount, rank, tostring(weight)}
+return {waiting, higherCost, tostring(own), others, done, span, #recent / 2, higherCount, rank, tostring(weight), inFlight, heldCount > 0 and math.floor(heldSum / heldCount) or 0}
 `;
 
 /** ARGV: S, lanes. Per lane, flat account/count/cost lists; then running count and cost per account. */
