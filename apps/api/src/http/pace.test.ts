@@ -26,3 +26,17 @@ test('requests through the middleware take the same turns as other work', async 
   await nextTurn();
   expect(order).toEqual(['answer', 'a', 'b', 'c']);
 });
+
+test('next() resumes its caller at a paced turn, in order with other work', async () => {
+  const turns = createTurns(1);
+  const order: string[] = [];
+  turns.run(() => order.push('first'));
+  const resumed = turns.next().then(() => order.push('resumed'));
+  turns.run(() => order.push('third'));
+  await nextTurn();
+  expect(order).toEqual(['first']);
+  await resumed;
+  expect(order).toEqual(['first', 'resumed']);
+  await nextTurn();
+  expect(order).toEqual(['first', 'resumed', 'third']);
+});

@@ -20,16 +20,16 @@ export function createTurns(perTurn: number) {
     scheduled = true;
     setImmediate(turn);
   };
+  const run = (work: () => void) => {
+    waiting.push(work);
+    if (!scheduled) schedule();
+  };
   return {
-    run(work: () => void) {
-      waiting.push(work);
-      if (!scheduled) schedule();
-    },
+    run,
+    /** Resolves at a turn of its own: a step that continues many requests at once (a batch of Redis replies) goes on a few at a time. */
+    next: () => new Promise<void>((resolve) => run(resolve)),
     /** Express middleware: a request goes on at its turn. */
-    middleware: (_req: Request, _res: Response, next: NextFunction) => {
-      waiting.push(next);
-      if (!scheduled) schedule();
-    },
+    middleware: (_req: Request, _res: Response, next: NextFunction) => run(next),
   };
 }
 

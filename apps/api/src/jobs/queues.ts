@@ -14,6 +14,8 @@ export interface QueueHandle {
   waits: JobWaits;
   /** Who goes next: lanes and fair shares between accounts (accepted jobs wait parked until then). */
   scheduler: Scheduler;
+  /** The api's paced turns: steps of many requests at once take them in order. */
+  turns: Turns;
 }
 
 export type Queues = Record<QueueName, QueueHandle>;
@@ -47,7 +49,7 @@ export async function openQueues(
         onDispatched: (picks) => onDispatched(name, picks),
         onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; the workers will dispatch again'),
       });
-      return [name, { queue, events, waits: createJobWaits(events, stopWaiting, turns), scheduler }] as const;
+      return [name, { queue, events, waits: createJobWaits(events, stopWaiting, turns), scheduler, turns }] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

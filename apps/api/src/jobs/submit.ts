@@ -33,9 +33,13 @@ export async function submitJob<P extends { meta: JobMeta }>(
   await billing.reserve(reservation);
   let started = false;
   try {
+    // each step below goes on at a paced turn: one socket read of Redis replies resumes
+    // thousands of requests during a burst, and unpaced their next steps run back to back
+    await handle.turns.next();
     const payload = await prepare();
     const data = { ...payload, meta: { ...payload.meta, ...admission } };
     started = (await handle.scheduler.admit(jobId, admission.lane, accountId, admission.cost)) === 'started';
+    await handle.turns.next();
     if (started) {
       const job = await handle.queue.add(name, data, { jobId });
       await handle.scheduler.added(jobId);
