@@ -2,32 +2,52 @@
 export interface LoadResult {
   latenciesMs: number[];
   statuses: Record<string, number>;
+  /** The first answer (or error) seen for each status other than 200, to say what went wrong. */
+  firstErrors: Record<string, string>;
   wallMs: number;
 }
 
-export async function runLoad(total: number, concurrency: number, send: () => Promise<Response>): Promise<LoadResult> {
+/** Counts one answer by status; keeps the first body of each status other than 200. */
+function tallier() {
   const latenciesMs: number[] = [];
   const statuses: Record<string, number> = {};
+  const firstErrors: Record<string, string> = {};
+  return {
+    latenciesMs,
+    statuses,
+    firstErrors,
+    async one(send: () => Promise<Response>) {
+      const t0 = performance.now();
+      let status = 'error';
+      let said = '';
+      try {
+        const res = await send();
+        status = String(res.status);
+        if (res.status === 200) await res.arrayBuffer();
+        else said = (await res.text()).slice(0, 300);
+      } catch (error) {
+        said = String((error as Error).cause ?? error);
+      }
+      latenciesMs.push(performance.now() - t0);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status !== '200' && !(status in firstErrors)) firstErrors[status] = said;
+    },
+  };
+}
+
+export async function runLoad(total: number, concurrency: number, send: () => Promise<Response>): Promise<LoadResult> {
+  const tally = tallier();
   let next = 0;
   const started = performance.now();
   const caller = async () => {
     while (next < total) {
       next += 1;
-      const t0 = performance.now();
-      let status = 'error';
-      try {
-        const res = await send();
-        await res.arrayBuffer();
-        status = String(res.status);
-      } catch {
-        // counted as an error status below
-      }
-      latenciesMs.push(performance.now() - t0);
-      statuses[status] = (statuses[status] ?? 0) + 1;
+      await tally.one(send);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, caller));
-  return { latenciesMs, statuses, wallMs: performance.now() - started };
+  const { one: _one, ...counted } = tally;
+  return { ...counted, wallMs: performance.now() - started };
 }
 
 export function percentile(values: number[], p: number): number {
@@ -37,25 +57,13 @@ export function percentile(values: number[], p: number): number {
 
 /** Closed-loop load for `durationMs`: `concurrency` callers, each sending again when answered. */
 export async function runFor(durationMs: number, concurrency: number, send: () => Promise<Response>): Promise<LoadResult> {
-  const latenciesMs: number[] = [];
-  const statuses: Record<string, number> = {};
+  const tally = tallier();
   const started = performance.now();
   const until = started + durationMs;
   const caller = async () => {
-    while (performance.now() < until) {
-      const t0 = performance.now();
-      let status = 'error';
-      try {
-        const res = await send();
-        await res.arrayBuffer();
-        status = String(res.status);
-      } catch {
-        // counted as an error status below
-      }
-      latenciesMs.push(performance.now() - t0);
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    }
+    while (performance.now() < until) await tally.one(send);
   };
   await Promise.all(Array.from({ length: concurrency }, caller));
-  return { latenciesMs, statuses, wallMs: performance.now() - started };
+  const { one: _one, ...counted } = tally;
+  return { ...counted, wallMs: performance.now() - started };
 }

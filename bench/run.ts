@@ -143,14 +143,18 @@ try {
     api = await stack.start('api');
     started.push(worker, api);
     const scaleKey = await benchKey(api);
-    const apiPid = api.child.pid!;
-    const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${apiPid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const rssMiB = () => rssOf(api.child.pid!);
+    let workerPeak = rssOf(worker.child.pid!);
     const lagMs = async () => Number(/^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN) * 1000;
     const idleRss = rssMiB();
     let waiting = 0;
     let arrived = 0;
     const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number }> = [];
-    const sampler = setInterval(() => void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) })), 1_000);
+    const sampler = setInterval(() => {
+      workerPeak = Math.max(workerPeak, rssOf(worker.child.pid!));
+      void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) }));
+    }, 1_000);
     const send = post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${scaleKey}`, prefer: 'wait=600' });
     const scale = await runLoad(SCALE_REQUESTS, SCALE_REQUESTS, async () => {
       waiting += 1;
@@ -167,7 +171,12 @@ try {
       requests: SCALE_REQUESTS,
       upstreamLatencyMs: 5_000,
       ok: scale.statuses['200'] ?? 0,
-      apiRssMiB: { idle: round(idleRss), peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      statuses: scale.statuses,
+      firstErrors: scale.firstErrors,
+      // while (nearly) all of them wait, and over the whole run (answers going out included)
+      apiRssMiB: { idle: round(idleRss), whileWaiting: Math.max(...arriving.map((s) => s.rssMiB)), peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      workerRssMiBPeak: round(workerPeak),
+      workerConcurrency: Math.min(SCALE_REQUESTS, 5_000),
       eventLoopLagP99Ms: { whileArriving: arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
       seconds: round(scale.wallMs / 1000, 1),
       samples,
