@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LANES, type Lane } from '@relay/jobs';
-import { SNAPSHOT } from './scripts.js';
+import { SNAPSHOT } from './snapshot-script.js';
 import { evalScript } from '@relay/core';
 
 export interface StartEstimate {

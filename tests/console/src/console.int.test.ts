@@ -1,69 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest';
+import { afterAll, afterEach, expect, test } from 'vitest';
 import { loadApiConfig, startApi } from '@relay/api';
-import { buildConsole } from '@relay/console/build';
 import { createLogger, loadCatalog } from '@relay/core';
-import { channelsReachedWorker, postJson, startStack, type Stack } from '@relay/e2e';
-import { repoRoot } from '@relay/testkit';
-import { openBrowser } from './browser.js';
+import { channelsReachedWorker, postJson } from '@relay/e2e';
+import { IMAGE_MODEL, json, SHOTS, SPEECH_MODEL, startConsoleStack } from './console-stack.js';
 
-/** Written by every run, kept out of git; docs/console.png is one of them, committed by hand. */
-const SHOTS = join(repoRoot, 'tests/console/screenshots');
-const IMAGE_MODEL = 'vendor-gen-5-0-260128';
-const SPEECH_MODEL = 'vendor-2.5-flash-preview-tts';
+const { stack, browser, page, consoleDir, customer, shot, keepFailure, close } = await startConsoleStack();
 
-let stack: Stack;
-let browser: Awaited<ReturnType<typeof openBrowser>>;
-let page: Page;
-let consoleDir: string;
-let customer: { key: string; keyId: string; accountId: string };
-
-const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-const json = async <T>(res: Response | Promise<Response>) => (await (await res).json()) as T;
-
-beforeAll(async () => {
-  rmSync(SHOTS, { recursive: true, force: true });
-  mkdirSync(SHOTS, { recursive: true });
-  consoleDir = mkdtempSync(join(tmpdir(), 'relay-console-'));
-  await buildConsole({ outdir: consoleDir });
-  // eight image jobs at once: a cancelled batch then has lines that never started
-  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' }, worker: { IMAGES_CONCURRENCY: '8', CHANNEL_BREAKER_WINDOW_MS: '3600000' } });
-  // a customer with a name to find, and real traffic through the relay for the charts
-  customer = await stack.newKey();
-  const named = await json<{ id: string }>(stack.admin('POST', '/accounts', { name: 'Acme Rockets' }));
-  await stack.admin('POST', `/accounts/${named.id}/credits`, { amount: 5_000_000_000, note: 'opening' });
-  const key = await json<{ id: string; key: string }>(stack.admin('POST', `/accounts/${named.id}/keys`, { name: 'launch pad' }));
-  customer = { key: key.key, keyId: key.id, accountId: named.id };
-  for (const prompt of ['a red rocket', 'a blue rocket']) {
-    expect((await postJson(`${stack.url}/v1/images/generations`, { model: IMAGE_MODEL, prompt, user: 'pilot-1' }, customer.key)).status).toBe(200);
-  }
-  const speech = await fetch(`${stack.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': customer.key },
-    body: JSON.stringify({ contents: [{ parts: [{ text: 'Ignition.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } }),
-  });
-  expect(speech.status).toBe(200);
-  browser = await openBrowser();
-  ({ page } = await browser.context());
-  page.setDefaultTimeout(15_000); // a missing element fails the step with its own message, before the test's timeout
-}, 120_000);
-
-afterEach(async (context) => {
-  // a failed step leaves its page and what the browser said, to look at
-  if (context.task.result?.state === 'fail') {
-    await shot(`failed-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-    console.error('browser errors:', browser.watch.errors, 'blocked:', browser.watch.blocked);
-  }
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
-});
+afterEach(keepFailure);
+afterAll(close);
 
 test('sign in: a wrong token is refused, the right one opens the overview with charts of real traffic', async () => {
   await page.goto(`${stack.url}/console`);
@@ -211,9 +157,8 @@ test('channels: each channel with its breaker state; one is taken out of service
   const table = page.getByRole('region', { name: 'Upstream channels' });
   const row = (id: string) => table.locator('tbody tr', { has: page.locator('strong', { hasText: new RegExp(`^${id}$`) }) });
   await row('ark').getByText('healthy').waitFor();
-  // the images above went through the configured image channel: its breaker window (an hour
-  // here, not 10 s, so a slow machine still sees them) counts them once each call's channel is
-  // released, after the answer; the page refreshes every 5 s
+  // the setup's images went through the configured image channel, counted over the breaker's
+  // window once each call's channel is released (after the answer); the page refreshes every 5 s
   await expect.poll(async () => Number((await row('ark').locator('td').nth(3).textContent())?.split(',')[0]), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
   await page.getByRole('button', { name: 'Disable channel gemini' }).click();
   await row('gemini').getByText('disabled: by an operator').waitFor();
