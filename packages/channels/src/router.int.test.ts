@@ -147,18 +147,23 @@ test('two workers, two channels of one capacity group: never more than the group
   let running = 0;
   let most = 0;
   const gates: Array<() => void> = [];
+  // woken each time a call reaches its gate (it holds a lease of the group by then)
+  let arrived: () => void = () => {};
   const calls = Array.from({ length: 24 }, (_, i) =>
     (i % 2 ? router : other).call(candidates, async () => {
       running += 1;
       most = Math.max(most, running);
-      await new Promise<void>((resolve) => gates.push(resolve));
+      await new Promise<void>((resolve) => {
+        gates.push(resolve);
+        arrived();
+      });
       running -= 1;
       return 'done';
     }, judge),
   );
   // each call is let go only once the group is full: a freed lease goes to a waiting call
   for (let released = 0; released < 24; released++) {
-    while (gates.length < Math.min(3, 24 - released)) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (gates.length < Math.min(3, 24 - released)) await new Promise<void>((resolve) => (arrived = resolve));
     expect(running).toBeLessThanOrEqual(3);
     gates.shift()!();
   }
