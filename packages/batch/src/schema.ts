@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorListSchema } from './list-schema.js';
 
 /** Batch ids are made here (`batch_` + 32 hex); anything else never becomes a Redis key. */
 export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
@@ -70,13 +71,7 @@ export const batchObjectSchema = z.object({
 });
 export type BatchObject = z.output<typeof batchObjectSchema>;
 
-export const batchListSchema = z.object({
-  object: z.literal('list'),
-  data: z.array(batchObjectSchema),
-  first_id: z.string().nullable(),
-  last_id: z.string().nullable(),
-  has_more: z.boolean(),
-});
+export const batchListSchema = cursorListSchema(batchObjectSchema);
 export type BatchList = z.output<typeof batchListSchema>;
 
 /** GET /admin/batches: every account's batches, newest first. */

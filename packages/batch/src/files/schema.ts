@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorListSchema } from '../list-schema.js';
 
 /** A file of the Files API, as OpenAI's SDKs read it. */
 export const fileObjectSchema = z.object({
@@ -14,13 +15,7 @@ export const fileObjectSchema = z.object({
 });
 export type FileObject = z.output<typeof fileObjectSchema>;
 
-export const fileListSchema = z.object({
-  object: z.literal('list'),
-  data: z.array(fileObjectSchema),
-  first_id: z.string().nullable(),
-  last_id: z.string().nullable(),
-  has_more: z.boolean(),
-});
+export const fileListSchema = cursorListSchema(fileObjectSchema);
 export type FileList = z.output<typeof fileListSchema>;
 
 export const fileDeletedSchema = z.object({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) });
