@@ -27,7 +27,13 @@ try {
   const api = await stack.start('api');
   const base = api.ready.url!;
   const admin = async (method: string, path: string, body?: unknown) =>
-    (await fetch(`${base}/admin${path}`, { method, headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    (
+      await fetch(`${base}/admin${path}`, {
+        method,
+        headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).json() as Promise<Record<string, unknown>>;
   const account = async () => {
     const id = String((await admin('POST', '/accounts', { name: 'bench' })).id);
     await admin('POST', `/accounts/${id}/credits`, { amount: 1_000_000_000_000 });
@@ -37,7 +43,12 @@ try {
   const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: bulk.key, maxRetries: 0 });
 
   const input = Array.from({ length: LINES }, (_, i) =>
-    JSON.stringify({ custom_id: `line-${i}`, method: 'POST', url: '/v1/images/generations', body: { model: 'vendor-gen-4-0-250828', prompt: `a lighthouse, variation ${i}` } }),
+    JSON.stringify({
+      custom_id: `line-${i}`,
+      method: 'POST',
+      url: '/v1/images/generations',
+      body: { model: 'vendor-gen-4-0-250828', prompt: `a lighthouse, variation ${i}` },
+    }),
   ).join('\n');
   const file = await client.files.create({ file: await toFile(Buffer.from(input), 'bench.jsonl'), purpose: 'batch' });
   const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
@@ -55,7 +66,11 @@ try {
   let batch = created;
   while (!['completed', 'failed', 'expired', 'cancelled'].includes(batch.status)) {
     const s = performance.now();
-    const res = await fetch(`${base}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${interactive.key}` }, body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'me first' }) });
+    const res = await fetch(`${base}/v1/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${interactive.key}` },
+      body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'me first' }),
+    });
     await res.arrayBuffer();
     if (res.status === 200) latencies.push(performance.now() - s);
     rss = Math.max(rss, rssMiB(api.child.pid!));
@@ -64,7 +79,7 @@ try {
     batch = await client.batches.retrieve(created.id);
     await sleep(250);
   }
-  const runSeconds = (batch.completed_at! - batch.in_progress_at!) || 1;
+  const runSeconds = batch.completed_at! - batch.in_progress_at! || 1;
   const memoryAfter = await usedMemory();
   report.result = {
     status: batch.status,
@@ -92,7 +107,9 @@ try {
     for (const key of keys) sizes.push([key, Number(await redis.memory('USAGE', key))]);
   }
   sizes.sort((a, b) => b[1] - a[1]);
-  report.largestKeysAfterEnd = Object.fromEntries(sizes.slice(0, 6).map(([key, bytes]) => [key.replace(/[0-9a-f]{16,}/g, '…'), `${Math.round(bytes / 1024)} KiB`]));
+  report.largestKeysAfterEnd = Object.fromEntries(
+    sizes.slice(0, 6).map(([key, bytes]) => [key.replace(/[0-9a-f]{16,}/g, '…'), `${Math.round(bytes / 1024)} KiB`]),
+  );
   console.log('largest keys after the end:', report.largestKeysAfterEnd);
   await Promise.all([worker.stop(), api.stop()]);
 } finally {

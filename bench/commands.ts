@@ -22,12 +22,23 @@ try {
   const api = await stack.start('api');
   const key = await benchKey(api);
   const targets = {
-    images: () => fetch(`${api.ready.url}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'x' }) }),
+    images: () =>
+      fetch(`${api.ready.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'x' }),
+      }),
     speech: () =>
       fetch(`${api.ready.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
-        body: JSON.stringify({ contents: [{ parts: [{ text: 'Good evening, all.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } }),
+        body: JSON.stringify({
+          contents: [{ parts: [{ text: 'Good evening, all.' }] }],
+          generationConfig: {
+            responseModalities: ['AUDIO'],
+            speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } },
+          },
+        }),
       }),
   };
   // the commands clients send (MONITOR marks those a script runs with "lua"), by connection name
@@ -59,7 +70,9 @@ try {
       .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / N) * 100) / 100] as const)
       .filter(([, v]) => v > 0)
       .sort((a, b) => b[1] - a[1]);
-    console.log(`${name}: ${per.reduce((s, [, v]) => s + v, 0).toFixed(1)} commands per request (${seconds.toFixed(1)} s, periodic work included)`);
+    console.log(
+      `${name}: ${per.reduce((s, [, v]) => s + v, 0).toFixed(1)} commands per request (${seconds.toFixed(1)} s, periodic work included)`,
+    );
     console.table(Object.fromEntries(per));
   }
   await Promise.all([worker.stop(), api.stop()]);

@@ -51,4 +51,8 @@ export async function measure(target: Target, concurrency: number, ms: number): 
 export const added = (cell: Cell, direct: Cell) => ({ p50Ms: round(cell.p50Ms - direct.p50Ms), p99Ms: round(cell.p99Ms - direct.p99Ms) });
 
 /** CPU ms per request of the named processes, summed. */
-export const cpuOf = (cell: Cell, names: string[]) => round(names.reduce((sum, name) => sum + (cell.cpuMsPerRequest[name] ?? 0), 0), 2);
+export const cpuOf = (cell: Cell, names: string[]) =>
+  round(
+    names.reduce((sum, name) => sum + (cell.cpuMsPerRequest[name] ?? 0), 0),
+    2,
+  );

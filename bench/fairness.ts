@@ -27,7 +27,13 @@ try {
   api = await stack.start('api');
   const base = api.ready.url!;
   const admin = async (method: string, path: string, body?: unknown) =>
-    (await fetch(`${base}/admin${path}`, { method, headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<Record<string, unknown>>;
+    (
+      await fetch(`${base}/admin${path}`, {
+        method,
+        headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    ).json() as Promise<Record<string, unknown>>;
   const account = async (weight?: number) => {
     const created = await admin('POST', '/accounts', { name: 'bench' });
     const id = String(created.id);
@@ -48,12 +54,17 @@ try {
     return { status: res.status, ms: performance.now() - t0 };
   };
   const settled = async (id: string) =>
-    ((await admin('GET', `/accounts/${id}/usage?limit=1000`)).entries as Array<{ type: string; at: string }>).filter((e) => e.type === 'settle');
+    ((await admin('GET', `/accounts/${id}/usage?limit=1000`)).entries as Array<{ type: string; at: string }>).filter(
+      (e) => e.type === 'settle',
+    );
   const settledCount = async (id: string) => {
     let count = 0;
     let cursor: string | null = null;
     do {
-      const page = (await admin('GET', `/accounts/${id}/usage?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)) as { entries: Array<{ type: string }>; nextCursor: string | null };
+      const page = (await admin('GET', `/accounts/${id}/usage?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)) as {
+        entries: Array<{ type: string }>;
+        nextCursor: string | null;
+      };
       count += page.entries.filter((e) => e.type === 'settle').length;
       cursor = page.entries.length === 1000 ? page.nextCursor : null;
     } while (cursor);
@@ -66,7 +77,9 @@ try {
     await stack.simConfig({ SIM_LATENCY_MS: LATENCY_MS, SIM_MAX_CONCURRENT: 0 });
     const started = performance.now();
     for (let i = 0; i < backlog; i += 100) {
-      await Promise.all(Array.from({ length: Math.min(100, backlog - i) }, () => send(a.key, 'respond-async').then((r) => r.arrayBuffer())));
+      await Promise.all(
+        Array.from({ length: Math.min(100, backlog - i) }, () => send(a.key, 'respond-async').then((r) => r.arrayBuffer())),
+      );
     }
     const submitSeconds = (performance.now() - started) / 1000;
     const interactive = [];
@@ -83,8 +96,18 @@ try {
       interactiveGapMs: gapMs,
       submitSeconds: round(submitSeconds, 1),
       interactiveOk: interactive.filter((r) => r.status === 200).length,
-      interactiveP50Ms: Math.round(percentile(interactive.map((r) => r.ms), 50)),
-      interactiveP95Ms: Math.round(percentile(interactive.map((r) => r.ms), 95)),
+      interactiveP50Ms: Math.round(
+        percentile(
+          interactive.map((r) => r.ms),
+          50,
+        ),
+      ),
+      interactiveP95Ms: Math.round(
+        percentile(
+          interactive.map((r) => r.ms),
+          95,
+        ),
+      ),
       interactiveMaxMs: Math.round(Math.max(...interactive.map((r) => r.ms))),
       drainSeconds: round(drainSeconds, 1),
       drainOverIdeal: round(drainSeconds / ideal),
@@ -101,10 +124,17 @@ try {
   // weights: both saturating; shares counted while both still had work waiting
   {
     const [heavy, light] = [await account(2), await account(1)];
-    await Promise.all(Array.from({ length: 300 }, (_, i) => send(i % 2 ? heavy.key : light.key, 'respond-async').then((r) => r.arrayBuffer())));
-    await Promise.all(Array.from({ length: 300 }, (_, i) => send(i % 2 ? heavy.key : light.key, 'respond-async').then((r) => r.arrayBuffer())));
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) => send(i % 2 ? heavy.key : light.key, 'respond-async').then((r) => r.arrayBuffer())),
+    );
+    await Promise.all(
+      Array.from({ length: 300 }, (_, i) => send(i % 2 ? heavy.key : light.key, 'respond-async').then((r) => r.arrayBuffer())),
+    );
     await waitFor(async () => (await settledCount(light.id)) === 300, 900_000, 'both backlogs');
-    const order = [...(await settled(heavy.id)).map((e) => ({ who: 'heavy', at: Date.parse(e.at) })), ...(await settled(light.id)).map((e) => ({ who: 'light', at: Date.parse(e.at) }))].sort((x, y) => x.at - y.at);
+    const order = [
+      ...(await settled(heavy.id)).map((e) => ({ who: 'heavy', at: Date.parse(e.at) })),
+      ...(await settled(light.id)).map((e) => ({ who: 'light', at: Date.parse(e.at) })),
+    ].sort((x, y) => x.at - y.at);
     const both = order.slice(20, 20 + 360);
     const share = both.filter((e) => e.who === 'heavy').length / both.filter((e) => e.who === 'light').length;
     report.weights = { weights: '2:1', jobsEach: 300, measuredShare: round(share) };
@@ -115,8 +145,21 @@ try {
   {
     const keys = [await account(), await account(), await account()];
     const runs = await Promise.all(keys.map(({ key }) => Promise.all(Array.from({ length: 60 }, () => timed(key)))));
-    const p95s = runs.map((r) => Math.round(percentile(r.map((x) => x.ms), 95)));
-    report.bursts = { accounts: 3, requestsEach: 60, p95Ms: p95s, worstOverBest: round(Math.max(...p95s) / Math.min(...p95s)), ok: runs.flat().filter((r) => r.status === 200).length };
+    const p95s = runs.map((r) =>
+      Math.round(
+        percentile(
+          r.map((x) => x.ms),
+          95,
+        ),
+      ),
+    );
+    report.bursts = {
+      accounts: 3,
+      requestsEach: 60,
+      p95Ms: p95s,
+      worstOverBest: round(Math.max(...p95s) / Math.min(...p95s)),
+      ok: runs.flat().filter((r) => r.status === 200).length,
+    };
     console.log('bursts', report.bursts);
   }
   await Promise.all([worker.stop(), api.stop()]);
@@ -134,7 +177,10 @@ mkdirSync(dir, { recursive: true });
 const file = join(dir, `fairness-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify(report, null, 2));
 console.log('\nfair scheduling');
-console.table([{ scenario: 'backlog of 1,000 + 20 sequential interactive', ...(report.backlog as object) }, { scenario: 'same, interactive 3 s apart', ...(report.backlogSpaced as object) }]);
+console.table([
+  { scenario: 'backlog of 1,000 + 20 sequential interactive', ...(report.backlog as object) },
+  { scenario: 'same, interactive 3 s apart', ...(report.backlogSpaced as object) },
+]);
 console.table([report.weights]);
 console.table([report.bursts]);
 console.table([report.pendingAtScale]);

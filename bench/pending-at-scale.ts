@@ -17,7 +17,11 @@ export async function pendingAtScale(redisUrl: string, jobs: number, accounts: n
   const redis = new Redis(redisUrl);
   // BullMQ leaves a connection it was handed open on close(): keep it to close it here
   const queueConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const queue = new Queue('images', { connection: queueConnection, prefix: bullPrefix(prefix), defaultJobOptions: jobOptions({ attempts: 4, backoffMs: 1000, keepSeconds: 86_400 }) });
+  const queue = new Queue('images', {
+    connection: queueConnection,
+    prefix: bullPrefix(prefix),
+    defaultJobOptions: jobOptions({ attempts: 4, backoffMs: 1000, keepSeconds: 86_400 }),
+  });
   let picked: string | undefined;
   const scheduler = schedulerFor(redis, queue, prefix, 'images', { onDispatched: (picks) => (picked = picks[0]?.jobId) });
   const billing = createBilling(redis, prefix);
@@ -31,10 +35,28 @@ export async function pendingAtScale(redisUrl: string, jobs: number, accounts: n
         Array.from({ length: Math.min(500, jobs - i) }, async (_, j) => {
           const accountId = ids[(i + j) % accounts]!;
           const jobId = newJobId('img');
-          await billing.reserve({ accountId, keyId: 'key_0000000000000000', jobId, model: 'vendor-gen-4-0-250828', amount: 30_000, units: '1 images' });
+          await billing.reserve({
+            accountId,
+            keyId: 'key_0000000000000000',
+            jobId,
+            model: 'vendor-gen-4-0-250828',
+            amount: 30_000,
+            units: '1 images',
+          });
           await scheduler.enqueue(jobId, 'async', accountId, 1);
-          const meta = { requestId: '1f0e2d3c-4b5a-6978-8695-a4b3c2d1e0f9', accountId, keyId: 'key_0000000000000000', createdAt: Date.now(), lane: 'async', cost: 1 };
-          await queue.add('generate', { meta, request: { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk, oil painting, warm light', image: [] } }, { jobId, delay: PARKED_MS });
+          const meta = {
+            requestId: '1f0e2d3c-4b5a-6978-8695-a4b3c2d1e0f9',
+            accountId,
+            keyId: 'key_0000000000000000',
+            createdAt: Date.now(),
+            lane: 'async',
+            cost: 1,
+          };
+          await queue.add(
+            'generate',
+            { meta, request: { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk, oil painting, warm light', image: [] } },
+            { jobId, delay: PARKED_MS },
+          );
         }),
       );
     }

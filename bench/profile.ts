@@ -16,7 +16,11 @@ export function topSelfTime(file: string, count = 12) {
   for (const node of profile.nodes) {
     const url = node.callFrame.url;
     const where = url.includes('node_modules/')
-      ? url.slice(url.lastIndexOf('node_modules/') + 13).split('/').slice(0, url.includes('node_modules/@') ? 2 : 1).join('/')
+      ? url
+          .slice(url.lastIndexOf('node_modules/') + 13)
+          .split('/')
+          .slice(0, url.includes('node_modules/@') ? 2 : 1)
+          .join('/')
       : url.startsWith('node:') || url === ''
         ? `${node.callFrame.functionName || '(native)'} ${url || ''}`.trim()
         : url.replace(/^.*\/(apps|packages|dist)\//, '$1/');
@@ -29,4 +33,7 @@ export function topSelfTime(file: string, count = 12) {
     .map(([where, n]) => ({ where, share: Math.round((n / total) * 1000) / 10 }));
 }
 
-export const profilesIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f));
+export const profilesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f));

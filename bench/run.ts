@@ -30,9 +30,13 @@ const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk' }
 const VENDOR_IMAGE = { ...IMAGE, model: 'seedream-4-0-250828' };
 const SPEECH_MODEL = 'vendor-2.5-flash-preview-tts';
 /** About 64 KB of answer: 0.7 s of 24 kHz 16-bit audio, base64 in Gemini's JSON. */
-const SPEECH = { contents: [{ parts: [{ text: 'Good evening, all.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } };
+const SPEECH = {
+  contents: [{ parts: [{ text: 'Good evening, all.' }] }],
+  generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+};
 const json = { 'content-type': 'application/json' };
-const post = (url: string, body: unknown, headers: Record<string, string>) => () => fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, headers: Record<string, string>) => () =>
+  fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
 
 const stack = await startBenchStack();
 const portkey = await startPortkey();
@@ -53,25 +57,57 @@ try {
   const shared = { simulator: stack.pids.simulator, 'load generator': process.pid };
   const relayPids = () => ({ api: api.child.pid!, worker: worker.child.pid!, redis: stack.pids.redis, store: stack.pids.store, ...shared });
   const images: Record<string, Target> = {
-    direct: { name: 'direct', send: post(`${sim}/api/v3/images/generations`, VENDOR_IMAGE, { authorization: 'Bearer sim-key' }), pids: shared },
-    portkey: { name: 'Portkey', send: post(`${portkey.url}/v1/proxy/images/generations`, VENDOR_IMAGE, { ...portkey.headers(`${sim}/api/v3`), authorization: 'Bearer sim-key' }), pids: { portkey: portkey.pid, ...shared } },
-    relay: { name: 'relay', send: post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}` }), pids: relayPids() },
+    direct: {
+      name: 'direct',
+      send: post(`${sim}/api/v3/images/generations`, VENDOR_IMAGE, { authorization: 'Bearer sim-key' }),
+      pids: shared,
+    },
+    portkey: {
+      name: 'Portkey',
+      send: post(`${portkey.url}/v1/proxy/images/generations`, VENDOR_IMAGE, {
+        ...portkey.headers(`${sim}/api/v3`),
+        authorization: 'Bearer sim-key',
+      }),
+      pids: { portkey: portkey.pid, ...shared },
+    },
+    relay: {
+      name: 'relay',
+      send: post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}` }),
+      pids: relayPids(),
+    },
   };
   const speech: Record<string, Target> = {
-    direct: { name: 'direct', send: post(`${sim}/v1beta/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, { 'x-goog-api-key': 'sim-key' }), pids: shared },
-    portkey: { name: 'Portkey', send: post(`${portkey.url}/v1/proxy/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, { ...portkey.headers(`${sim}/v1beta`), 'x-goog-api-key': 'sim-key' }), pids: { portkey: portkey.pid, ...shared } },
-    relay: { name: 'relay', send: post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': key }), pids: relayPids() },
+    direct: {
+      name: 'direct',
+      send: post(`${sim}/v1beta/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, { 'x-goog-api-key': 'sim-key' }),
+      pids: shared,
+    },
+    portkey: {
+      name: 'Portkey',
+      send: post(`${portkey.url}/v1/proxy/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, {
+        ...portkey.headers(`${sim}/v1beta`),
+        'x-goog-api-key': 'sim-key',
+      }),
+      pids: { portkey: portkey.pid, ...shared },
+    },
+    relay: {
+      name: 'relay',
+      send: post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': key }),
+      pids: relayPids(),
+    },
   };
   const speechBytes = (await (await speech.relay!.send()).arrayBuffer()).byteLength;
 
   // --- the comparison: each target alone on the machine, one cell after another ---
   const cells: Record<string, Cell> = {};
   const loads: Record<string, number> = {};
-  for (const [part, targets, concurrency] of !want('comparison') ? [] : [
-    ['images c=64', images, 64],
-    ['images c=1', images, 1],
-    ['speech c=16', speech, 16],
-  ] as const) {
+  for (const [part, targets, concurrency] of !want('comparison')
+    ? []
+    : ([
+        ['images c=64', images, 64],
+        ['images c=1', images, 1],
+        ['speech c=16', speech, 16],
+      ] as const)) {
     loads[part] = await quietMachine();
     for (const target of Object.values(targets)) cells[`${part} ${target.name}`] = await measure(target, concurrency, CELL_MS);
   }
@@ -81,18 +117,42 @@ try {
     return ['Portkey', 'relay'].map((name) => {
       const cell = cells[`${part} ${name}`]!;
       const own = name === 'relay' ? cpuOf(cell, ownRelay) : cpuOf(cell, ['portkey']);
-      return { part, target: name, perSecond: cell.perSecond, directPerSecond: direct.perSecond, addedP50Ms: added(cell, direct).p50Ms, addedP99Ms: added(cell, direct).p99Ms, ok: `${cell.ok}/${cell.requests}`, cpuMsOwn: own, cpuMsWithStore: round(own + (cell.cpuMsPerRequest.store ?? 0), 2) };
+      return {
+        part,
+        target: name,
+        perSecond: cell.perSecond,
+        directPerSecond: direct.perSecond,
+        addedP50Ms: added(cell, direct).p50Ms,
+        addedP99Ms: added(cell, direct).p99Ms,
+        ok: `${cell.ok}/${cell.requests}`,
+        cpuMsOwn: own,
+        cpuMsWithStore: round(own + (cell.cpuMsPerRequest.store ?? 0), 2),
+      };
     });
   };
   const table = want('comparison') ? ['images c=64', 'images c=1', 'speech c=16'].flatMap(rows) : [];
   const pick = (part: string, target: string) => table.find((r) => r.part === part && r.target === target)!;
-  const ratios = !want('comparison') ? {} : {
-    'images c=64: relay/Portkey req/s (target >= 0.8)': round(pick('images c=64', 'relay').perSecond / pick('images c=64', 'Portkey').perSecond, 2),
-    'images c=64: relay/Portkey added p99 (target <= 1)': round(pick('images c=64', 'relay').addedP99Ms / Math.max(0.1, pick('images c=64', 'Portkey').addedP99Ms), 2),
-    'images c=64: relay/Portkey CPU per request, store excluded (target <= 1)': round(pick('images c=64', 'relay').cpuMsOwn / pick('images c=64', 'Portkey').cpuMsOwn, 2),
-    'speech c=16: relay/Portkey CPU per request, store excluded (target <= 2)': round(pick('speech c=16', 'relay').cpuMsOwn / pick('speech c=16', 'Portkey').cpuMsOwn, 2),
-    'images c=1: relay added p50 ms, store included (target <= 8)': pick('images c=1', 'relay').addedP50Ms,
-  };
+  const ratios = !want('comparison')
+    ? {}
+    : {
+        'images c=64: relay/Portkey req/s (target >= 0.8)': round(
+          pick('images c=64', 'relay').perSecond / pick('images c=64', 'Portkey').perSecond,
+          2,
+        ),
+        'images c=64: relay/Portkey added p99 (target <= 1)': round(
+          pick('images c=64', 'relay').addedP99Ms / Math.max(0.1, pick('images c=64', 'Portkey').addedP99Ms),
+          2,
+        ),
+        'images c=64: relay/Portkey CPU per request, store excluded (target <= 1)': round(
+          pick('images c=64', 'relay').cpuMsOwn / pick('images c=64', 'Portkey').cpuMsOwn,
+          2,
+        ),
+        'speech c=16: relay/Portkey CPU per request, store excluded (target <= 2)': round(
+          pick('speech c=16', 'relay').cpuMsOwn / pick('speech c=16', 'Portkey').cpuMsOwn,
+          2,
+        ),
+        'images c=1: relay added p50 ms, store included (target <= 8)': pick('images c=1', 'relay').addedP50Ms,
+      };
   if (want('comparison')) report.comparison = { loadAtStart: loads, speechAnswerBytes: speechBytes, table, ratios, cells };
   await Promise.all([worker.stop(), api.stop()]);
 
@@ -104,11 +164,17 @@ try {
     started.push(worker, api);
     const profKey = await benchKey(api);
     await runFor(CELL_MS, 64, post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${profKey}` }));
-    await runFor(CELL_MS / 2, 16, post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': profKey }));
+    await runFor(
+      CELL_MS / 2,
+      16,
+      post(`${api.ready.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, SPEECH, { 'x-goog-api-key': profKey }),
+    );
     const names = { [String(api.child.pid)]: 'api', [String(worker.child.pid)]: 'worker' };
     await Promise.all([worker.stop(), api.stop()]);
     // V8 names profiles CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile
-    report.profiles = Object.fromEntries(profilesIn(profileDir).map((file) => [names[file.split('.').at(-4) ?? ''] ?? file, { file, top: topSelfTime(file) }]));
+    report.profiles = Object.fromEntries(
+      profilesIn(profileDir).map((file) => [names[file.split('.').at(-4) ?? ''] ?? file, { file, top: topSelfTime(file) }]),
+    );
   }
 
   // --- burst: 2,000 at once, the upstream allows 20 calls and takes 250 ms each ---
@@ -119,7 +185,11 @@ try {
     api = await stack.start('api');
     started.push(worker, api);
     const burstKey = await benchKey(api);
-    const burst = await runLoad(2_000, 2_000, post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${burstKey}`, prefer: 'wait=600' }));
+    const burst = await runLoad(
+      2_000,
+      2_000,
+      post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${burstKey}`, prefer: 'wait=600' }),
+    );
     const simStats = await stack.simStats();
     report.burst = {
       requests: 2_000,
@@ -146,7 +216,10 @@ try {
     const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
     const rssMiB = () => rssOf(api.child.pid!);
     let workerPeak = rssOf(worker.child.pid!);
-    const lagMs = async () => Number(/^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN) * 1000;
+    const lagMs = async () =>
+      Number(
+        /^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN,
+      ) * 1000;
     const idleRss = rssMiB();
     let waiting = 0;
     let arrived = 0;
@@ -174,10 +247,17 @@ try {
       statuses: scale.statuses,
       firstErrors: scale.firstErrors,
       // while (nearly) all of them wait, and over the whole run (answers going out included)
-      apiRssMiB: { idle: round(idleRss), whileWaiting: Math.max(...arriving.map((s) => s.rssMiB)), peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      apiRssMiB: {
+        idle: round(idleRss),
+        whileWaiting: Math.max(...arriving.map((s) => s.rssMiB)),
+        peak: Math.max(...samples.map((s) => s.rssMiB)),
+      },
       workerRssMiBPeak: round(workerPeak),
       workerConcurrency: Math.min(SCALE_REQUESTS, 5_000),
-      eventLoopLagP99Ms: { whileArriving: arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
+      eventLoopLagP99Ms: {
+        whileArriving: arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null,
+        overall: Math.max(...samples.map((s) => s.lagP99Ms)),
+      },
       seconds: round(scale.wallMs / 1000, 1),
       samples,
     };
@@ -191,20 +271,33 @@ try {
 
 const file = join(resultsDir, `${stamp}.json`);
 writeFileSync(file, JSON.stringify(report, null, 2));
-const comparison = report.comparison as { table: unknown[]; ratios: Record<string, number>; loadAtStart: Record<string, number>; speechAnswerBytes: number; cells: Record<string, Cell> } | undefined;
+const comparison = report.comparison as
+  | {
+      table: unknown[];
+      ratios: Record<string, number>;
+      loadAtStart: Record<string, number>;
+      speechAnswerBytes: number;
+      cells: Record<string, Cell>;
+    }
+  | undefined;
 if (comparison) {
-  console.log(`\nthe relay beside Portkey (pass-through), upstream ${LATENCY_MS} ms, ${CELL_MS / 1000} s per cell; 1-minute load at the start of each part:`, comparison.loadAtStart);
-  console.log(`speech answers are ${Math.round(comparison.speechAnswerBytes / 1024)} KB; "own" CPU is the gateway's processes (relay: api + worker + redis), "with store" adds the relay's durable copy`);
+  console.log(
+    `\nthe relay beside Portkey (pass-through), upstream ${LATENCY_MS} ms, ${CELL_MS / 1000} s per cell; 1-minute load at the start of each part:`,
+    comparison.loadAtStart,
+  );
+  console.log(
+    `speech answers are ${Math.round(comparison.speechAnswerBytes / 1024)} KB; "own" CPU is the gateway's processes (relay: api + worker + redis), "with store" adds the relay's durable copy`,
+  );
   console.table(comparison.table);
   console.log('ratios');
   console.table(comparison.ratios);
   console.log('CPU ms per request, by process');
   console.table(Object.fromEntries(Object.entries(comparison.cells).map(([name, cell]) => [name, cell.cpuMsPerRequest])));
 }
-if (report.burst) console.log('burst'), console.table([report.burst]);
+if (report.burst) (console.log('burst'), console.table([report.burst]));
 if (report.scale) {
   const { samples: _samples, ...scaleSummary } = report.scale as Record<string, unknown>;
-  console.log('scale'), console.log(scaleSummary);
+  (console.log('scale'), console.log(scaleSummary));
 }
 for (const [name, profile] of Object.entries((report.profiles ?? {}) as Record<string, { file: string; top: unknown[] }>)) {
   console.log(`cpu profile ${name}: ${profile.file}`);

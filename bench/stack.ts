@@ -9,11 +9,28 @@ async function startS3Process(): Promise<{ env: Record<string, string>; child: C
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['node_modules/s3rver/bin/s3rver.js', '-d', mkdtempSync(join(tmpdir(), 'bench-s3-')), '-a', '127.0.0.1', '-p', String(port), '--silent', '--configure-bucket', 'relay'],
+    [
+      'node_modules/s3rver/bin/s3rver.js',
+      '-d',
+      mkdtempSync(join(tmpdir(), 'bench-s3-')),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '--silent',
+      '--configure-bucket',
+      'relay',
+    ],
     { cwd: repoRoot, stdio: 'ignore' },
   );
   await waitFor(() => portAnswers(port), 10_000, 's3rver');
-  const env = { S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_BUCKET: 'relay', S3_REGION: 'us-east-1', S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
+  const env = {
+    S3_ENDPOINT: `http://127.0.0.1:${port}`,
+    S3_BUCKET: 'relay',
+    S3_REGION: 'us-east-1',
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+  };
   return { env, child };
 }
 
@@ -63,7 +80,11 @@ export async function startBenchStack(): Promise<BenchStack> {
       return child;
     },
     async simConfig(config) {
-      await fetch(`${sim.ready.url}/_sim/config`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(config) });
+      await fetch(`${sim.ready.url}/_sim/config`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(config),
+      });
       await fetch(`${sim.ready.url}/_sim/reset`, { method: 'POST' });
     },
     async simStats() {

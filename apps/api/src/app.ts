@@ -82,18 +82,33 @@ export function createApp(deps: ApiDeps) {
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
   app.use(openApiRoutes(deps.catalog, RELAY_VERSION));
-  app.use(consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }), errorHandler('openai', log));
+  app.use(
+    consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }),
+    errorHandler('openai', log),
+  );
   if (config.ADMIN_TOKEN) {
     const admin = requireAdmin(config.ADMIN_TOKEN);
     const prefix = config.REDIS_PREFIX;
     app.use(DASHBOARD_PATH, admin, dashboardRouter(deps.queues), errorHandler('openai', log));
-    app.use('/admin', admin, adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }), consoleAdminRoutes({ ...deps, prefix }), errorHandler('openai', log));
+    app.use(
+      '/admin',
+      admin,
+      adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }),
+      consoleAdminRoutes({ ...deps, prefix }),
+      errorHandler('openai', log),
+    );
     app.use(
       '/admin',
       admin,
       scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
       webhookRoutes(deps.accounts, createWebhookStore(deps.redis, prefix), parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
-      channelRoutes({ redis: deps.redis, prefix, catalog: deps.catalog, sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined, bodyLimit: config.BODY_LIMIT_BYTES }),
+      channelRoutes({
+        redis: deps.redis,
+        prefix,
+        catalog: deps.catalog,
+        sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
+        bodyLimit: config.BODY_LIMIT_BYTES,
+      }),
       adminBatchRoutes(batches, deps.store),
       errorHandler('openai', log),
     );
@@ -106,12 +121,32 @@ export function createApp(deps: ApiDeps) {
     log,
   };
   const routes: Record<'images' | 'speech', JobRoute> = {
-    images: { kind: 'img', handle: deps.queues.images, guard: createDepthGuard(deps.queues.images), jobName: 'generate', dialect: 'openai' },
-    speech: { kind: 'tts', handle: deps.queues.speech, guard: createDepthGuard(deps.queues.speech), jobName: 'synthesize', dialect: 'google' },
+    images: {
+      kind: 'img',
+      handle: deps.queues.images,
+      guard: createDepthGuard(deps.queues.images),
+      jobName: 'generate',
+      dialect: 'openai',
+    },
+    speech: {
+      kind: 'tts',
+      handle: deps.queues.speech,
+      guard: createDepthGuard(deps.queues.speech),
+      jobName: 'synthesize',
+      dialect: 'google',
+    },
   };
   const limits = {
-    requests: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'requests', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: 1 }),
-    reads: rateLimit(deps.redis, config.REDIS_PREFIX, { name: 'reads', defaultPerMinute: config.RATE_LIMIT_PER_MINUTE, multiplier: config.JOB_READ_RATE_MULTIPLIER }),
+    requests: rateLimit(deps.redis, config.REDIS_PREFIX, {
+      name: 'requests',
+      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      multiplier: 1,
+    }),
+    reads: rateLimit(deps.redis, config.REDIS_PREFIX, {
+      name: 'reads',
+      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      multiplier: config.JOB_READ_RATE_MULTIPLIER,
+    }),
   };
   // before the speech and OpenAI routes: they share paths, and the caller's credential decides.
   // Listings and token counts reach no upstream: they count as reads.
@@ -172,6 +207,7 @@ export function createApp(deps: ApiDeps) {
     throw new AppError('not_found', 'no such route');
   };
   const [google, openai] = [errorHandler('google', log), errorHandler('openai', log)];
-  app.use(noRoute, ((error, req, res, next) => (googleDialect(req) ? google : openai)(error, req, res, next)) satisfies ErrorRequestHandler);
+  app.use(noRoute, ((error, req, res, next) =>
+    (googleDialect(req) ? google : openai)(error, req, res, next)) satisfies ErrorRequestHandler);
   return app;
 }

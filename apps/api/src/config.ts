@@ -73,4 +73,8 @@ export const apiEnvSchema = z.object({
 
 export type ApiConfig = z.output<typeof apiEnvSchema>;
 
-export const loadApiConfig = (env: Env = process.env) => parseEnv(apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag), env);
+export const loadApiConfig = (env: Env = process.env) =>
+  parseEnv(
+    apiEnvSchema.superRefine(refusePlaceholders(['ADMIN_TOKEN', 'S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag),
+    env,
+  );

@@ -3,8 +3,23 @@
  * (`z.output<typeof …>`), so its bundle holds none of the api's code and cannot drift from it.
  */
 export { accountSchema, keyRecordSchema } from './auth/records.js';
-export { accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema, usageQuery } from './admin/schemas.js';
-export { accountListSchema, accountSummarySchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from './admin/console-schemas.js';
+export {
+  accountDetailsSchema,
+  accountScheduleBody,
+  balanceAnswerSchema,
+  creditBody,
+  keyBody,
+  keyListSchema,
+  newKeySchema,
+  usageQuery,
+} from './admin/schemas.js';
+export {
+  accountListSchema,
+  accountSummarySchema,
+  adminCatalogSchema,
+  consoleConfigSchema,
+  queueStatsSchema,
+} from './admin/console-schemas.js';
 export { scheduleStatsSchema } from './admin/schedule-stats.js';
 export { trafficSchema } from './stats/read-traffic.js';
 export { imagesResponseSchema, openAIErrorSchema } from '@relay/jobs';

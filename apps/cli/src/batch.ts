@@ -70,7 +70,9 @@ async function main() {
     endpoint = await endpointOf(input);
   } else {
     // a speech model is one the relay describes under Google's model paths
-    const speech = (await fetch(`${target.url}/v1beta/models/${encodeURIComponent(values.model)}`, { headers: { 'x-goog-api-key': target.key } })).ok;
+    const speech = (
+      await fetch(`${target.url}/v1beta/models/${encodeURIComponent(values.model)}`, { headers: { 'x-goog-api-key': target.key } })
+    ).ok;
     const written = join(staging, `${basename(arg).replace(/\.[^.]*$/, '')}.jsonl`);
     ({ endpoint } = await promptsToJsonl(input, written, {
       model: values.model,
@@ -86,10 +88,17 @@ async function main() {
     input = written;
   }
   const file = await client.files.create({ file: createReadStream(input), purpose: 'batch' });
-  const batch = await client.batches.create({ input_file_id: file.id, endpoint: endpoint as '/v1/images/generations', completion_window: '24h', metadata: { source: basename(arg) } });
+  const batch = await client.batches.create({
+    input_file_id: file.id,
+    endpoint: endpoint as '/v1/images/generations',
+    completion_window: '24h',
+    metadata: { source: basename(arg) },
+  });
   const dir = outFor(batch.id);
   writeState(dir, { batchId: batch.id, after: 0 });
-  console.error(`batch ${batch.id}: ${batch.request_counts?.total ?? 0} lines (${batch.status}); files go to ${dir}; resume with: npm run batch -- resume ${batch.id} --out ${dir}`);
+  console.error(
+    `batch ${batch.id}: ${batch.request_counts?.total ?? 0} lines (${batch.status}); files go to ${dir}; resume with: npm run batch -- resume ${batch.id} --out ${dir}`,
+  );
   if (batch.status === 'failed') {
     for (const e of batch.errors?.data ?? []) console.error(`  ${e.message}`);
     return 1;
@@ -99,7 +108,9 @@ async function main() {
 
 function report(batch: OpenAI.Batches.Batch, dir: string) {
   const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
-  console.error(`batch ${batch.id} ${batch.status}: ${counts.completed} done, ${counts.failed} failed of ${counts.total}; manifest: ${join(dir, 'manifest.json')}`);
+  console.error(
+    `batch ${batch.id} ${batch.status}: ${counts.completed} done, ${counts.failed} failed of ${counts.total}; manifest: ${join(dir, 'manifest.json')}`,
+  );
   return batch.status === 'completed' ? 0 : 1;
 }
 

@@ -17,7 +17,6 @@ import { PlaygroundPage } from './pages/playground.js';
 import { QueuesPage } from './pages/queues.js';
 import { SchedulingPage } from './pages/scheduling.js';
 
-
 export function App() {
   const [config, setConfig] = useState<ConsoleConfig>();
   const [configError, setConfigError] = useState<string>();

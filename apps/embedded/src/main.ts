@@ -45,7 +45,11 @@ await runMain(async () => {
     };
     if (simulated) {
       const simUrl = `http://127.0.0.1:${config.SIM_PORT}`;
-      await start('simulator', { ...env, SIM_PORT: String(config.SIM_PORT), SIM_LATENCY_MS: String(config.SIM_LATENCY_MS) }, { echo: true });
+      await start(
+        'simulator',
+        { ...env, SIM_PORT: String(config.SIM_PORT), SIM_LATENCY_MS: String(config.SIM_LATENCY_MS) },
+        { echo: true },
+      );
       Object.assign(env, {
         ARK_BASE_URL: `${simUrl}/api/v3`,
         ARK_API_KEY: 'sim-key',
@@ -63,14 +67,34 @@ await runMain(async () => {
     const forget = announceRunning(dataDir, { url: apiUrl, adminToken, pid: process.pid });
     started.push(async () => forget());
     onShutdown(stopAll);
-    console.log(banner({ simulated, apiUrl, demoKey: demo.key, adminToken, dataDir: config.RELAY_DATA_DIR, redis, storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT, embeddedStore: Boolean(store) }));
+    console.log(
+      banner({
+        simulated,
+        apiUrl,
+        demoKey: demo.key,
+        adminToken,
+        dataDir: config.RELAY_DATA_DIR,
+        redis,
+        storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT,
+        embeddedStore: Boolean(store),
+      }),
+    );
   } catch (error) {
     await stopAll();
     throw error;
   }
 });
 
-function banner(o: { simulated: boolean; apiUrl: string; demoKey: string; adminToken: string; dataDir: string; redis: { url: string; started: boolean }; storeUrl: string | undefined; embeddedStore: boolean }) {
+function banner(o: {
+  simulated: boolean;
+  apiUrl: string;
+  demoKey: string;
+  adminToken: string;
+  dataDir: string;
+  redis: { url: string; started: boolean };
+  storeUrl: string | undefined;
+  embeddedStore: boolean;
+}) {
   const curl = `curl -s ${o.apiUrl}/v1/images/generations \\
   -H "Authorization: Bearer ${o.demoKey}" \\
   -H "Content-Type: application/json" \\

@@ -90,7 +90,11 @@ export interface Simulator {
 export function createSimulator(config: SimulatorConfig, publicBase: string): Simulator {
   const ctx: SimContext = {
     config,
-    keys: new Set(config.SIM_API_KEYS.split(',').map((k) => k.trim()).filter(Boolean)),
+    keys: new Set(
+      config.SIM_API_KEYS.split(',')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    ),
     faults: new FaultBook(),
     stats: new SimStats(),
     links: createLinkSigner(publicBase, config.SIM_LINK_SECRET, config.SIM_URL_TTL_SECONDS),

@@ -90,7 +90,11 @@ export class FaultBook {
  * Takes the next request-level fault and plays the transport ones (drop, hang, latency).
  * Returns 'gone' when the request must not be answered, else the fault the handler renders.
  */
-export async function playRequestFault(book: FaultBook, target: FaultApi, req: { socket: { destroy(): void } }): Promise<AnswerFault | 'gone' | undefined> {
+export async function playRequestFault(
+  book: FaultBook,
+  target: FaultApi,
+  req: { socket: { destroy(): void } },
+): Promise<AnswerFault | 'gone' | undefined> {
   const fault = book.takeRequestFault(target);
   if (fault?.type === 'drop') {
     req.socket.destroy();

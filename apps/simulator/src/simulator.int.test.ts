@@ -17,8 +17,13 @@ const ark = (body: unknown, key: string | null = 'sim-key') =>
     body: JSON.stringify(body),
   });
 const gemini = (body: unknown, headers: Record<string, string>, path = 'gemini-2.5-flash-preview-tts:generateContent') =>
-  fetch(`${sim.url}/v1beta/models/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-const fault = (f: unknown) => fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+  fetch(`${sim.url}/v1beta/models/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+const fault = (f: unknown) =>
+  fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
 
 describe('Ark images', () => {
   test('missing key: 401 AuthenticationError with request id headers', async () => {
@@ -46,7 +51,10 @@ describe('Ark images', () => {
     [{ model: 'seedream-5-0-260128', prompt: 'x', optimize_prompt_options: { mode: 'fast' } }, 'optimize_prompt_options.mode'],
     [{ model: 'seededit-3-0-i2i-250628', prompt: 'x', image: ['a', 'b'] }, 'image'],
     [{ model: 'seedream-5-0-260128', prompt: 'x', image: 'data:image/PNG;base64,AAAA' }, 'image'],
-    [{ model: 'seedream-5-0-260128', prompt: 'x', image: 'u', sequential_image_generation: 'auto' }, 'sequential_image_generation_options.max_images'],
+    [
+      { model: 'seedream-5-0-260128', prompt: 'x', image: 'u', sequential_image_generation: 'auto' },
+      'sequential_image_generation_options.max_images',
+    ],
     [{ model: 'seedream-5-0-260128' }, 'prompt'],
   ])('per-model refusal %#: 400 naming %s', async (body, param) => {
     const res = await ark(body);
@@ -55,7 +63,13 @@ describe('Ark images', () => {
   });
 
   test('b64_json: a real image of the stated size, no data: prefix; usage counts W*H/256', async () => {
-    const res = await ark({ model: 'seedream-5-0-260128', prompt: 'x 21:9', size: '3K', response_format: 'b64_json', output_format: 'png' });
+    const res = await ark({
+      model: 'seedream-5-0-260128',
+      prompt: 'x 21:9',
+      size: '3K',
+      response_format: 'b64_json',
+      output_format: 'png',
+    });
     const body = (await res.json()) as { data: Array<{ b64_json: string; size: string }>; usage: { output_tokens: number } };
     expect(body.data[0]!.size).toBe('4704x2016');
     expect(imageDimensions(Buffer.from(body.data[0]!.b64_json, 'base64'))).toEqual({ width: 4704, height: 2016 });
@@ -73,7 +87,11 @@ describe('Ark images', () => {
     const [size, format] = spec.split('.');
     const [width, height] = size!.split('x').map(Number);
     const signer = createLinkSigner(sim.url, 'simulator-link-secret', 600);
-    const stale = signer.sign('old_0.jpeg', { width: width!, height: height!, format: format as 'jpeg', watermark: true, hue: 0 }, new Date(Date.now() - 601_000));
+    const stale = signer.sign(
+      'old_0.jpeg',
+      { width: width!, height: height!, format: format as 'jpeg', watermark: true, hue: 0 },
+      new Date(Date.now() - 601_000),
+    );
     const expired = await fetch(stale);
     expect(expired.status).toBe(403);
     expect(await expired.text()).toContain('Request has expired');
@@ -108,7 +126,9 @@ describe('Gemini TTS', () => {
   test('auth: bad key 400 API_KEY_INVALID, none 403, bad bearer 401', async () => {
     const bad = await gemini(tts, { 'x-goog-api-key': 'nope' });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }, { locale: 'en-US' }] } });
+    expect(await bad.json()).toMatchObject({
+      error: { status: 'INVALID_ARGUMENT', details: [{ reason: 'API_KEY_INVALID' }, { locale: 'en-US' }] },
+    });
     expect((await gemini(tts, {})).status).toBe(403);
     expect((await gemini(tts, { authorization: 'Bearer nope' })).status).toBe(401);
     expect((await gemini(tts, { authorization: 'Bearer sim-key' })).status).toBe(200);

@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { catalogEnv, envInt, envString, logEnv, parseEnv, placeholderEnv, redisEnv, refusePlaceholders, requireHashTag, s3Env, shutdownEnv, urlPolicyEnv, type Env } from '@relay/core';
+import {
+  catalogEnv,
+  envInt,
+  envString,
+  logEnv,
+  parseEnv,
+  placeholderEnv,
+  redisEnv,
+  refusePlaceholders,
+  requireHashTag,
+  s3Env,
+  shutdownEnv,
+  urlPolicyEnv,
+  type Env,
+} from '@relay/core';
 
 const MiB = 1024 * 1024;
 
@@ -102,4 +116,5 @@ export const workerEnvSchema = z.object({
 
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
-export const loadWorkerConfig = (env: Env = process.env) => parseEnv(workerEnvSchema.superRefine(refusePlaceholders(['S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag), env);
+export const loadWorkerConfig = (env: Env = process.env) =>
+  parseEnv(workerEnvSchema.superRefine(refusePlaceholders(['S3_SECRET_ACCESS_KEY', 'CHANNEL_SECRET'])).superRefine(requireHashTag), env);

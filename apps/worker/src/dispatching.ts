@@ -53,7 +53,10 @@ export function startDispatching(settings: DispatchSettings) {
     };
     worker.on('completed', (job) => ended(job.id));
     worker.on('failed', (job) => {
-      void job?.getState().then((state) => (state === 'failed' ? ended(job.id) : undefined), () => undefined);
+      void job?.getState().then(
+        (state) => (state === 'failed' ? ended(job.id) : undefined),
+        () => undefined,
+      );
     });
   }
 

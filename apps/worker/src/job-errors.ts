@@ -4,7 +4,8 @@ import { AppError, encodeFailure } from '@relay/core';
 import { UpstreamError } from './upstreams/upstream-error.js';
 
 /** The job's client left before its upstream call began: nothing was charged, nothing is retried. */
-export const cancelled = () => new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
+export const cancelled = () =>
+  new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
 
 export interface FailureContext {
   job: Job;
@@ -25,7 +26,15 @@ export interface FailureContext {
 async function putOff(ctx: FailureContext, delayMs: number, why: string): Promise<Error> {
   const waited = Date.now() - ctx.job.timestamp;
   if (waited + delayMs > ctx.waitMaxMs) {
-    return new UnrecoverableError(encodeFailure(new AppError('unavailable', `no upstream channel could take this job for ${Math.round(waited / 1000)} s (${why}); try again later`, { retryAfterMs: 30_000 })));
+    return new UnrecoverableError(
+      encodeFailure(
+        new AppError(
+          'unavailable',
+          `no upstream channel could take this job for ${Math.round(waited / 1000)} s (${why}); try again later`,
+          { retryAfterMs: 30_000 },
+        ),
+      ),
+    );
   }
   await ctx.job.moveToDelayed(Date.now() + delayMs, ctx.token);
   return new DelayedError();
@@ -44,7 +53,11 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
     const { status, code, param, retryAfterMs } = error.details;
     switch (error.kind) {
       case 'rate-limited':
-        return putOff(ctx, Math.min(retryAfterMs ?? ctx.rateLimit.defaultMs, ctx.rateLimit.maxMs), `the upstream answered 429: ${error.message}`);
+        return putOff(
+          ctx,
+          Math.min(retryAfterMs ?? ctx.rateLimit.defaultMs, ctx.rateLimit.maxMs),
+          `the upstream answered 429: ${error.message}`,
+        );
       case 'refused':
         return new UnrecoverableError(
           encodeFailure(
@@ -57,14 +70,19 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
       case 'misconfigured':
         return new UnrecoverableError(
           encodeFailure(
-            new AppError('upstream_misconfigured', `the upstream refused the relay itself (HTTP ${status}${code ? ` ${code}` : ''}); contact the relay's operator`),
+            new AppError(
+              'upstream_misconfigured',
+              `the upstream refused the relay itself (HTTP ${status}${code ? ` ${code}` : ''}); contact the relay's operator`,
+            ),
           ),
         );
       case 'unusable':
         return new UnrecoverableError(encodeFailure(new AppError('upstream_failed', error.message)));
       case 'transient':
         return new Error(
-          encodeFailure(new AppError('upstream_failed', `upstream failed after ${ctx.attempt} of ${ctx.attempts} attempts: ${error.message}`)),
+          encodeFailure(
+            new AppError('upstream_failed', `upstream failed after ${ctx.attempt} of ${ctx.attempts} attempts: ${error.message}`),
+          ),
         );
     }
   }

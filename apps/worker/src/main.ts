@@ -37,12 +37,16 @@ await runMain(async () => {
   const catalog = loadCatalog();
   const log = createLogger('worker', config.LOG_LEVEL);
   const store = createBlobStore(config);
-  const redis = createRedis(config.REDIS_URL, 'patient', 'worker-billing', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const redis = createRedis(config.REDIS_URL, 'patient', 'worker-billing', (err) =>
+    log.warn({ err: err.message }, 'redis connection error'),
+  );
   const billing = createBilling(redis, config.REDIS_PREFIX);
   const registry = createMetricsRegistry('worker');
   const metrics = createWorkerMetrics(registry);
   const observe = (name: string) => (status: string) => metrics.upstreamCalls.inc({ upstream: name, status });
-  const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) =>
+    log.warn({ err: err.message }, 'redis connection error'),
+  );
 
   const storeRetry = (queue: string) => ({
     deadlineMs: config.STORE_RETRY_MS,
@@ -188,7 +192,9 @@ await runMain(async () => {
     log,
   });
   const announce = (job: Job, event: WebhookEvent, data: Record<string, unknown>) =>
-    webhooks.announceJob(job, event, data).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
+    webhooks
+      .announceJob(job, event, data)
+      .catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
   const batches = startBatches({
     redis,
     prefix: config.REDIS_PREFIX,
@@ -200,7 +206,13 @@ await runMain(async () => {
     urls: parseUrlPolicy(config.URL_ALLOWLIST),
     ahead: config.BATCH_FEED_AHEAD,
     lockMs: config.JOB_LOCK_MS,
-    announce: (batch, event) => webhooks.announce(batch.accountId, event, { id: batch.id, object: 'batch' }, { status: batch.status, output_file_id: batch.outputFileId, error_file_id: batch.errorFileId }),
+    announce: (batch, event) =>
+      webhooks.announce(
+        batch.accountId,
+        event,
+        { id: batch.id, object: 'batch' },
+        { status: batch.status, output_file_id: batch.outputFileId, error_file_id: batch.errorFileId },
+      ),
     log,
   });
   for (const worker of running.workers) {
@@ -214,7 +226,11 @@ await runMain(async () => {
         if (state !== 'failed') return;
         batches.ended(job, { failedReason: job.failedReason });
         const error = decodeFailure(job.failedReason);
-        return announce(job, 'job.failed', { status: 'failed', created: Math.floor(job.timestamp / 1000), error: { code: error.code, message: error.message } });
+        return announce(job, 'job.failed', {
+          status: 'failed',
+          created: Math.floor(job.timestamp / 1000),
+          error: { code: error.code, message: error.message },
+        });
       });
     });
   }

@@ -37,16 +37,35 @@ export function createWorkerMetrics(registry: Registry) {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120],
       registers,
     }),
-    channelInFlight: new Gauge({ name: 'relay_channel_in_flight', help: 'Upstream calls this worker runs now, per channel', labelNames: ['channel'], registers }),
-    channelOpen: new Gauge({ name: 'relay_channel_open', help: "1 while the channel's breaker is open (cooling after failures or a 429), as this worker last saw it", labelNames: ['channel'], registers }),
-    channelsVersion: new Gauge({ name: 'relay_channels_version', help: 'The version of the channel list this worker runs with (it moves with every change)', registers }),
+    channelInFlight: new Gauge({
+      name: 'relay_channel_in_flight',
+      help: 'Upstream calls this worker runs now, per channel',
+      labelNames: ['channel'],
+      registers,
+    }),
+    channelOpen: new Gauge({
+      name: 'relay_channel_open',
+      help: "1 while the channel's breaker is open (cooling after failures or a 429), as this worker last saw it",
+      labelNames: ['channel'],
+      registers,
+    }),
+    channelsVersion: new Gauge({
+      name: 'relay_channels_version',
+      help: 'The version of the channel list this worker runs with (it moves with every change)',
+      registers,
+    }),
     channelDisabled: new Counter({
       name: 'relay_channel_disabled_total',
       help: 'Channels disabled because the upstream refused their key (401/403)',
       labelNames: ['channel'],
       registers,
     }),
-    retries: new Counter({ name: 'relay_job_retries_total', help: 'Job attempts that failed and will be tried again', labelNames: ['queue'], registers }),
+    retries: new Counter({
+      name: 'relay_job_retries_total',
+      help: 'Job attempts that failed and will be tried again',
+      labelNames: ['queue'],
+      registers,
+    }),
     rateLimitPauses: new Counter({
       name: 'relay_rate_limit_pauses_total',
       help: 'Jobs put off (delayed, no attempt spent) because every channel serving their model was cooling (429s, open breakers)',
@@ -70,7 +89,12 @@ export function createWorkerMetrics(registry: Registry) {
       labelNames: ['prefix'],
       registers,
     }),
-    bytesStored: new Counter({ name: 'relay_bytes_stored_total', help: 'Bytes of results written to the store', labelNames: ['queue'], registers }),
+    bytesStored: new Counter({
+      name: 'relay_bytes_stored_total',
+      help: 'Bytes of results written to the store',
+      labelNames: ['queue'],
+      registers,
+    }),
     charged: new Counter({
       name: 'relay_charged_micro_units_total',
       help: 'Amounts charged to accounts, in micro-units',

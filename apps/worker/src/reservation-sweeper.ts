@@ -16,7 +16,13 @@ export interface SweepSettings {
  * Each worker looks now and then for reservations open longer than the grace period and gives
  * back those whose job is missing or failed (a release is idempotent: two workers may both try).
  */
-export function startReservationSweeper(billing: Billing, queues: Record<string, Queue>, settings: SweepSettings, log: Logger, onReleased: () => void) {
+export function startReservationSweeper(
+  billing: Billing,
+  queues: Record<string, Queue>,
+  settings: SweepSettings,
+  log: Logger,
+  onReleased: () => void,
+) {
   const queueOf = (jobId: string) => (jobId.startsWith('img_') ? queues.images : jobId.startsWith('tts_') ? queues.speech : undefined);
   const sweep = async () => {
     for (const jobId of await billing.openLongerThan(settings.graceMs, 100)) {

@@ -17,8 +17,10 @@ afterAll(async () => {
   await s3.stop();
 });
 
-const put = (key: string) => store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: 'x', ContentType: 'text/plain' }));
-const keys = async () => ((await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket }))).Contents ?? []).map((o) => o.Key).sort();
+const put = (key: string) =>
+  store.client.send(new PutObjectCommand({ Bucket: store.bucket, Key: key, Body: 'x', ContentType: 'text/plain' }));
+const keys = async () =>
+  ((await store.client.send(new ListObjectsV2Command({ Bucket: store.bucket }))).Contents ?? []).map((o) => o.Key).sort();
 const DAY = 86_400_000;
 
 test('a sweep deletes what is older than its age under its prefix and nothing else, across pages', async () => {
@@ -38,8 +40,17 @@ test('the retention job sweeps files and inputs by their own ages, one worker pe
   const deleted: Record<string, number> = {};
   const settings = { filesDays: 30, inputsDays: 2, everyMs: 3_600_000 };
   const lock = uniqueName('retention-lock');
-  const a = startRetention(store, redis, lock, settings, createLogger('test', 'silent'), (prefix, n) => (deleted[prefix] = (deleted[prefix] ?? 0) + n));
-  const b = startRetention(store, redis, lock, settings, createLogger('test', 'silent'), () => expect.unreachable('the lock holder sweeps alone'));
+  const a = startRetention(
+    store,
+    redis,
+    lock,
+    settings,
+    createLogger('test', 'silent'),
+    (prefix, n) => (deleted[prefix] = (deleted[prefix] ?? 0) + n),
+  );
+  const b = startRetention(store, redis, lock, settings, createLogger('test', 'silent'), () =>
+    expect.unreachable('the lock holder sweeps alone'),
+  );
   try {
     await a.sweep(Date.now() + 3 * DAY); // inputs are past 2 days, files not past 30
     await b.sweep(Date.now() + 40 * DAY); // same round: the lock is held, nothing happens

@@ -61,7 +61,14 @@ async function deleteAll(store: BlobStore, objects: Array<{ Key: string }>): Pro
  * The relay's own retention: every `everyMs` one worker (a Redis lock decides which) deletes
  * results and inputs past their age. A relay link to a deleted file answers 404.
  */
-export function startRetention(store: BlobStore, redis: Redis, lockKey: string, settings: RetentionSettings, log: Logger, onDeleted: (prefix: string, n: number) => void) {
+export function startRetention(
+  store: BlobStore,
+  redis: Redis,
+  lockKey: string,
+  settings: RetentionSettings,
+  log: Logger,
+  onDeleted: (prefix: string, n: number) => void,
+) {
   const rules = [
     { prefix: 'files/', days: settings.filesDays },
     { prefix: 'inputs/', days: settings.inputsDays },
@@ -79,6 +86,10 @@ export function startRetention(store: BlobStore, redis: Redis, lockKey: string, 
       }
     }
   };
-  const stop = every(settings.everyMs, () => sweep(), (error) => log.warn({ err: error.message }, 'retention sweep failed; trying again at the next round'));
+  const stop = every(
+    settings.everyMs,
+    () => sweep(),
+    (error) => log.warn({ err: error.message }, 'retention sweep failed; trying again at the next round'),
+  );
   return { stop, sweep };
 }

@@ -67,7 +67,14 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         } catch (error) {
           const attempt = job.attemptsMade + 1;
           const attempts = job.opts.attempts ?? 1;
-          const failure = await toJobError(error, { job, token, attempt, attempts, rateLimit: settings.rateLimit, waitMaxMs: settings.waitMaxMs });
+          const failure = await toJobError(error, {
+            job,
+            token,
+            attempt,
+            attempts,
+            rateLimit: settings.rateLimit,
+            waitMaxMs: settings.waitMaxMs,
+          });
           const rateLimited = failure instanceof DelayedError;
           const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);
           timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });

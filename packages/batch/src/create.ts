@@ -26,20 +26,28 @@ export interface CreateDeps {
  * cost is held (402 when the balance does not cover it) and the workers take it from there. The
  * batch reads its own copy of the input, so deleting the uploaded file cannot pull it away.
  */
-export async function createBatch(deps: CreateDeps, caller: { accountId: string; keyId: string }, body: BatchCreateBody, linkBase: string): Promise<BatchObject> {
+export async function createBatch(
+  deps: CreateDeps,
+  caller: { accountId: string; keyId: string },
+  body: BatchCreateBody,
+  linkBase: string,
+): Promise<BatchObject> {
   const file = await deps.files.get(caller.accountId, body.input_file_id);
   if (!file) throw new AppError('not_found', `No such File object: ${body.input_file_id}`, { param: 'input_file_id' });
-  if (file.purpose !== 'batch') throw new AppError('invalid_request', `${file.id} is a batch output, not a batch input (purpose "batch")`, { param: 'input_file_id' });
+  if (file.purpose !== 'batch')
+    throw new AppError('invalid_request', `${file.id} is a batch output, not a batch input (purpose "batch")`, { param: 'input_file_id' });
   const endpoint = batchEndpoint(deps.catalog, body.endpoint);
   const id = deps.records.newId();
   const salt = deps.records.newSalt();
   try {
     await copyObject(deps.store, fileKey(file.id), inputCopyKey(id));
   } catch (error) {
-    if (isMissingObject(error)) throw new AppError('not_found', `the content of ${file.id} is gone from the store`, { param: 'input_file_id' });
+    if (isMissingObject(error))
+      throw new AppError('not_found', `the content of ${file.id} is gone from the store`, { param: 'input_file_id' });
     throw storeUnavailable(error);
   }
-  const cleanUp = () => Promise.all([inputCopyKey(id), invalidLinesKey(id)].map((key) => deleteObject(deps.store, key).catch(() => undefined)));
+  const cleanUp = () =>
+    Promise.all([inputCopyKey(id), invalidLinesKey(id)].map((key) => deleteObject(deps.store, key).catch(() => undefined)));
   let summary;
   try {
     summary = await validateInput(deps.store, inputCopyKey(id), endpoint, { id, salt }, deps.settings);
@@ -48,7 +56,10 @@ export async function createBatch(deps: CreateDeps, caller: { accountId: string;
     throw error instanceof AppError ? error : storeUnavailable(error);
   }
   const now = Math.floor(Date.now() / 1000);
-  const broken: BatchError[] = summary.total === 0 ? [{ code: 'empty_file', message: 'the input file holds no request', param: 'input_file_id', line: null }] : summary.broken;
+  const broken: BatchError[] =
+    summary.total === 0
+      ? [{ code: 'empty_file', message: 'the input file holds no request', param: 'input_file_id', line: null }]
+      : summary.broken;
   const fields = {
     id,
     accountId: caller.accountId,
@@ -69,7 +80,10 @@ export async function createBatch(deps: CreateDeps, caller: { accountId: string;
   }
 
   const k = deps.records.keys;
-  await deps.records.create({ ...fields, status: 'validating', failed: summary.refused.length, invalid: summary.refused.length, cursor_line: 1, cursor_offset: 0 }, true);
+  await deps.records.create(
+    { ...fields, status: 'validating', failed: summary.refused.length, invalid: summary.refused.length, cursor_line: 1, cursor_offset: 0 },
+    true,
+  );
   if (summary.refused.length) {
     const bits = deps.redis.pipeline();
     for (const line of summary.refused) bits.setbit(k.done(id), line, 1);
@@ -77,7 +91,14 @@ export async function createBatch(deps: CreateDeps, caller: { accountId: string;
   }
   const lines = summary.total - summary.refused.length;
   try {
-    await deps.billing.hold({ jobId: id, accountId: caller.accountId, keyId: caller.keyId, model: 'batch', amount: summary.amount, units: `${lines} lines` });
+    await deps.billing.hold({
+      jobId: id,
+      accountId: caller.accountId,
+      keyId: caller.keyId,
+      model: 'batch',
+      amount: summary.amount,
+      units: `${lines} lines`,
+    });
   } catch (error) {
     await deps.redis.multi().del(k.batch(id), k.done(id)).zrem(k.account(caller.accountId), id).zrem(k.active, id).exec();
     await cleanUp();

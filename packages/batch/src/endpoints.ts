@@ -60,7 +60,11 @@ function imagesEndpoint(catalog: Catalog): BatchEndpoint {
     check(body) {
       const request = parseOrThrow(schema, body);
       if (request.response_format === 'b64_json') {
-        throw new AppError('invalid_request', 'response_format "b64_json" is not available in a batch: output lines carry links to the stored images (or fetch the archive)', { param: 'response_format' });
+        throw new AppError(
+          'invalid_request',
+          'response_format "b64_json" is not available in a batch: output lines carry links to the stored images (or fetch the archive)',
+          { param: 'response_format' },
+        );
       }
       return { request, hold: imageHold(ownValue(catalog.imageModels, request.model)!, request) };
     },
@@ -93,7 +97,10 @@ function speechEndpoint(catalog: Catalog, path: string, modelId: string): BatchE
       return {
         candidates: [
           {
-            content: { role: 'model', parts: [{ fileData: { mimeType: result.file.contentType, fileUri: `${linkBase}/files/${result.file.fileId}` } }] },
+            content: {
+              role: 'model',
+              parts: [{ fileData: { mimeType: result.file.contentType, fileUri: `${linkBase}/files/${result.file.fileId}` } }],
+            },
             finishReason: result.finishReason,
             index: 0,
           },
@@ -112,5 +119,9 @@ export function batchEndpoint(catalog: Catalog, path: string): BatchEndpoint {
   const speech = SPEECH_PATH.exec(path);
   if (speech && ownValue(catalog.speechModels, speech[2]!)) return speechEndpoint(catalog, path, speech[2]!);
   const speechPaths = Object.keys(catalog.speechModels).map((m) => `/v1beta/models/${m}:generateContent`);
-  throw new AppError('invalid_request', `endpoint must be /v1/images/generations or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`, { param: 'endpoint' });
+  throw new AppError(
+    'invalid_request',
+    `endpoint must be /v1/images/generations or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
+    { param: 'endpoint' },
+  );
 }

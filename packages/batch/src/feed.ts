@@ -16,7 +16,15 @@ import { FEED_LINE } from './scripts.js';
 const LINES_PER_STEP = 100;
 
 /** The error line of a line that will not run, and its end in the batch. */
-async function refuse(ctx: BatchContext, b: BatchRecord, endpoint: BatchEndpoint, no: number, jobId: string, customId: string, error: AppError) {
+async function refuse(
+  ctx: BatchContext,
+  b: BatchRecord,
+  endpoint: BatchEndpoint,
+  no: number,
+  jobId: string,
+  customId: string,
+  error: AppError,
+) {
   await recordLine(ctx, b, no, jobId, 'e', failed(jobId, customId, error, endpoint.dialect));
 }
 
@@ -37,20 +45,30 @@ export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: Batc
   const { reservation, cost } = parsed.hold;
   const carved = await ctx.billing.carve(b.id, { ...reservation, jobId, accountId: b.accountId, keyId: b.keyId });
   if (carved.outcome === 'short') {
-    const error = new AppError('insufficient_balance', `insufficient balance: this line may cost up to ${reservation.amount} micro-units and the batch's hold is spent`);
+    const error = new AppError(
+      'insufficient_balance',
+      `insufficient balance: this line may cost up to ${reservation.amount} micro-units and the batch's hold is spent`,
+    );
     return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
   }
   if (carved.outcome === 'exists' && carved.state !== 'reserved') return;
   const meta = { requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
   let payload;
   try {
-    payload = await endpoint.prepare(jobId, parsed.request, meta, { store: ctx.store, maxBytes: b.settings.inputImageMaxBytes, urls: ctx.urls });
+    payload = await endpoint.prepare(jobId, parsed.request, meta, {
+      store: ctx.store,
+      maxBytes: b.settings.inputImageMaxBytes,
+      urls: ctx.urls,
+    });
   } catch (error) {
     if (!(error instanceof AppError) || error.retryable) throw error; // the store or DNS is away: fed again at the next step
     await ctx.billing.release(jobId);
     return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
   }
-  const data = { ...payload, meta: { ...payload.meta, lane: 'batch' as const, cost, batch: { id: b.id, line: no, customId: parsed.customId } } };
+  const data = {
+    ...payload,
+    meta: { ...payload.meta, lane: 'batch' as const, cost, batch: { id: b.id, line: no, customId: parsed.customId } },
+  };
   const options = jobOptions({ attempts: b.settings.attempts, backoffMs: b.settings.backoffMs, keepSeconds: b.settings.keepSeconds });
   await ctx.queues[endpoint.queue].add(endpoint.jobName, data, { ...options, jobId, delay: PARKED_MS });
   await ctx.schedulers[endpoint.queue].enqueue(jobId, 'batch', b.accountId, cost);
@@ -82,7 +100,8 @@ export async function feed(ctx: BatchContext, b: BatchRecord): Promise<number> {
       next = { line: line.no + 1, offset: line.end };
       const parsed = parseLine(line, endpoint, shape);
       if (parsed.kind === 'blank') continue;
-      if (Number(await evalScript(ctx.redis, FEED_LINE, 3, k.done(b.id), k.inflight(b.id), k.offsets(b.id), line.no, line.offset)) === 0) continue;
+      if (Number(await evalScript(ctx.redis, FEED_LINE, 3, k.done(b.id), k.inflight(b.id), k.offsets(b.id), line.no, line.offset)) === 0)
+        continue;
       fed += 1;
       await feedLine(ctx, b, endpoint, line.no, parsed);
     }

@@ -42,7 +42,8 @@ async function* unfedLines(ctx: BatchContext, b: BatchRecord, ending: Ending) {
 export async function finish(ctx: BatchContext, b: BatchRecord, ending: 'completed' | Ending) {
   const k = ctx.records.keys;
   const now = () => Math.floor(Date.now() / 1000);
-  if (ending === 'completed' && b.status === 'in_progress') await ctx.redis.hset(k.batch(b.id), { status: 'finalizing', finalizing_at: now() });
+  if (ending === 'completed' && b.status === 'in_progress')
+    await ctx.redis.hset(k.batch(b.id), { status: 'finalizing', finalizing_at: now() });
   const ids = { output: resultFileId(b.salt, 'output'), error: resultFileId(b.salt, 'error') };
   const out = jsonlWriter(ctx.store, fileKey(ids.output));
   const err = jsonlWriter(ctx.store, fileKey(ids.error));
@@ -72,7 +73,12 @@ export async function finish(ctx: BatchContext, b: BatchRecord, ending: 'complet
   }
   await ctx.billing.release(b.id);
   const status = ending === 'completed' ? 'completed' : ending;
-  const final = { ...b, status, outputFileId: written.output.lines ? ids.output : null, errorFileId: written.error.lines ? ids.error : null } as const;
+  const final = {
+    ...b,
+    status,
+    outputFileId: written.output.lines ? ids.output : null,
+    errorFileId: written.error.lines ? ids.error : null,
+  } as const;
   await ctx.announce(final, `batch.${status}`);
   await evalScript(ctx.redis, END, 2, k.batch(b.id), k.active, status, now(), final.outputFileId ?? '', final.errorFileId ?? '');
   ctx.log.info({ batchId: b.id, status, output: written.output.lines, errors: written.error.lines }, 'batch ended');

@@ -47,4 +47,5 @@ export function lineJobId(kind: JobKind, salt: string, line: number): string {
 export const outputLineId = (jobId: string) => `batch_req_${jobId.slice(4)}`;
 
 /** The output and error files' ids, fixed for the batch so finishing it twice writes them once. */
-export const resultFileId = (salt: string, which: 'output' | 'error') => `file-${createHmac('sha256', salt).update(which).digest('hex').slice(0, 24)}`;
+export const resultFileId = (salt: string, which: 'output' | 'error') =>
+  `file-${createHmac('sha256', salt).update(which).digest('hex').slice(0, 24)}`;

@@ -40,8 +40,12 @@ export async function recordJobOutcome(ctx: BatchContext, job: Job, end: JobEnd,
     recorded = await recordLine(ctx, b, line.line, job.id, 'o', succeeded(job.id, line.customId, body), delivered(end.result));
   } else {
     const error = decodeFailure(end.failedReason);
-    const stopping = b.status === 'cancelling' ? 'cancelled' : b.expiresAt !== null && Date.now() / 1000 >= b.expiresAt ? 'expired' : undefined;
-    const output = error.code === 'cancelled' && stopping ? notRun(job.id, line.customId, stopping) : failed(job.id, line.customId, error, endpoint.dialect);
+    const stopping =
+      b.status === 'cancelling' ? 'cancelled' : b.expiresAt !== null && Date.now() / 1000 >= b.expiresAt ? 'expired' : undefined;
+    const output =
+      error.code === 'cancelled' && stopping
+        ? notRun(job.id, line.customId, stopping)
+        : failed(job.id, line.customId, error, endpoint.dialect);
     recorded = await recordLine(ctx, b, line.line, job.id, 'e', output);
   }
   // Its outcome is in the batch now, and nobody reads a line's job: kept for JOB_KEEP_SECONDS

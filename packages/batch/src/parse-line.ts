@@ -36,11 +36,13 @@ export function parseLine(line: FileLine, endpoint: BatchEndpoint, shape: JsonSh
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const param = issue.code === 'unrecognized_keys' ? issue.keys[0]! : formatPath(issue.path);
-    const message = issue.code === 'unrecognized_keys' ? `unknown field "${param}"; a line holds custom_id, method, url and body` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys' ? `unknown field "${param}"; a line holds custom_id, method, url and body` : issue.message;
     return broken(line, param === 'custom_id' ? 'missing_custom_id' : 'invalid_request_line', message, param || null);
   }
   const { custom_id: customId, url, body } = parsed.data;
-  if (url !== endpoint.path) return broken(line, 'mismatched_url', `url "${url.slice(0, 200)}" is not the batch's endpoint ${endpoint.path}`, 'url');
+  if (url !== endpoint.path)
+    return broken(line, 'mismatched_url', `url "${url.slice(0, 200)}" is not the batch's endpoint ${endpoint.path}`, 'url');
   try {
     return { kind: 'ok', customId, ...endpoint.check(body) };
   } catch (error) {

@@ -56,7 +56,8 @@ export async function reconcile(ctx: BatchContext, b: BatchRecord, quietMs = QUI
     const state = await queue.getJobState(jobId);
     if (state === 'completed' || state === 'failed') {
       const job = await queue.getJob(jobId);
-      if (job) await recordJobOutcome(ctx, job, state === 'completed' ? { result: job.returnvalue } : { failedReason: job.failedReason }, b);
+      if (job)
+        await recordJobOutcome(ctx, job, state === 'completed' ? { result: job.returnvalue } : { failedReason: job.failedReason }, b);
       continue;
     }
     if (state !== 'unknown') continue; // on its way
@@ -66,8 +67,13 @@ export async function reconcile(ctx: BatchContext, b: BatchRecord, quietMs = QUI
       continue;
     }
     await ctx.billing.release(jobId);
-    const error = new AppError('unavailable', `the job of this line (${jobId}) was lost ${reservation === 'started' ? 'while it ran' : 'after it ended'}; nothing was charged for it, run the line again`, { retryAfterMs: 1_000 });
-    if (reservation === 'settled') ctx.log.error({ batchId: b.id, jobId }, 'a settled batch line lost its job before its outcome was recorded');
+    const error = new AppError(
+      'unavailable',
+      `the job of this line (${jobId}) was lost ${reservation === 'started' ? 'while it ran' : 'after it ended'}; nothing was charged for it, run the line again`,
+      { retryAfterMs: 1_000 },
+    );
+    if (reservation === 'settled')
+      ctx.log.error({ batchId: b.id, jobId }, 'a settled batch line lost its job before its outcome was recorded');
     await recordLine(ctx, b, no, jobId, 'e', failed(jobId, await customIdOf(ctx, b, no), error, endpoint.dialect));
   }
 }

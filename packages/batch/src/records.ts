@@ -18,7 +18,9 @@ export interface BatchRecord {
   metadata: Record<string, string> | null;
   createdAt: number;
   expiresAt: number | null;
-  stamps: Partial<Record<'in_progress_at' | 'finalizing_at' | 'completed_at' | 'failed_at' | 'expired_at' | 'cancelling_at' | 'cancelled_at', number>>;
+  stamps: Partial<
+    Record<'in_progress_at' | 'finalizing_at' | 'completed_at' | 'failed_at' | 'expired_at' | 'cancelling_at' | 'cancelled_at', number>
+  >;
   outputFileId: string | null;
   errorFileId: string | null;
   total: number;
@@ -156,7 +158,11 @@ export function createBatchRecords(redis: Redis, prefix: string) {
     /** Writes a new batch (fields as stored) and lists it; active ones are tended to by the workers. */
     async create(fields: Record<string, string | number>, active: boolean) {
       const id = String(fields.id);
-      const multi = redis.multi().hset(keys.batch(id), fields).zadd(keys.account(String(fields.accountId)), Date.now(), id).zadd(keys.all, Date.now(), id);
+      const multi = redis
+        .multi()
+        .hset(keys.batch(id), fields)
+        .zadd(keys.account(String(fields.accountId)), Date.now(), id)
+        .zadd(keys.all, Date.now(), id);
       if (active) multi.zadd(keys.active, Date.now(), id);
       await multi.exec();
     },
@@ -184,7 +190,9 @@ export function createBatchRecords(redis: Redis, prefix: string) {
         start = rank + 1;
       }
       const ids = await redis.zrevrange(key, start, start + query.limit);
-      const found = (await Promise.all(ids.slice(0, query.limit).map((id) => records.read(id)))).filter((b): b is BatchRecord => b !== undefined);
+      const found = (await Promise.all(ids.slice(0, query.limit).map((id) => records.read(id)))).filter(
+        (b): b is BatchRecord => b !== undefined,
+      );
       const data = await Promise.all(found.map((b) => records.present(b)));
       return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: ids.length > query.limit };
     },
@@ -193,7 +201,9 @@ export function createBatchRecords(redis: Redis, prefix: string) {
     async listAll(query: { accountId?: string | undefined; offset: number; limit: number }) {
       const key = query.accountId ? keys.account(query.accountId) : keys.all;
       const ids = await redis.zrevrange(key, query.offset, query.offset + query.limit);
-      const found = (await Promise.all(ids.slice(0, query.limit).map((id) => records.read(id)))).filter((b): b is BatchRecord => b !== undefined);
+      const found = (await Promise.all(ids.slice(0, query.limit).map((id) => records.read(id)))).filter(
+        (b): b is BatchRecord => b !== undefined,
+      );
       const batches = await Promise.all(found.map(async (b) => ({ ...(await records.present(b)), account_id: b.accountId })));
       return { batches, nextCursor: ids.length > query.limit ? String(query.offset + query.limit) : null };
     },

@@ -10,12 +10,25 @@ import { ENDED, type BatchResults, type OutputLine } from './schema.js';
  * what the parts in the store hold, then what Redis still holds. It lets a client fetch results
  * while the batch runs (the batch CLI does); once the batch has ended its files hold everything.
  */
-export async function readResults(redis: Redis, store: BlobStore, records: BatchRecords, b: BatchRecord, after: number, limit: number): Promise<BatchResults> {
+export async function readResults(
+  redis: Redis,
+  store: BlobStore,
+  records: BatchRecords,
+  b: BatchRecord,
+  after: number,
+  limit: number,
+): Promise<BatchResults> {
   if (ENDED.has(b.status)) {
-    throw new AppError('conflict', `${b.id} has ended (${b.status}): its output_file_id and error_file_id hold every line`, { retryable: false });
+    throw new AppError('conflict', `${b.id} has ended (${b.status}): its output_file_id and error_file_id hold every line`, {
+      retryable: false,
+    });
   }
   // what is flushed and what Redis holds, read together so no line falls between the two
-  const [[, flushedRaw], [, held]] = (await redis.multi().hget(records.keys.batch(b.id), 'flushed').lrange(records.keys.records(b.id), 0, -1).exec()) as [[null, string | null], [null, string[]]];
+  const [[, flushedRaw], [, held]] = (await redis
+    .multi()
+    .hget(records.keys.batch(b.id), 'flushed')
+    .lrange(records.keys.records(b.id), 0, -1)
+    .exec()) as [[null, string | null], [null, string[]]];
   const flushed = Number(flushedRaw ?? 0);
   const data: OutputLine[] = [];
   let at = after;
@@ -30,6 +43,7 @@ export async function readResults(redis: Redis, store: BlobStore, records: Batch
     }
     if (index === part * PART_LINES) break; // the part is gone: the batch is ending
   }
-  if (at >= flushed) for (let i = at - flushed; i < held.length && data.length < limit; i++, at++) data.push(JSON.parse(held[i]!.slice(1)) as OutputLine);
+  if (at >= flushed)
+    for (let i = at - flushed; i < held.length && data.length < limit; i++, at++) data.push(JSON.parse(held[i]!.slice(1)) as OutputLine);
   return { object: 'list', data, after: at, has_more: at < flushed + held.length };
 }

@@ -49,7 +49,14 @@ export function startBatchRunner(ctx: BatchContext) {
     if (b.status === 'validating') {
       if (Date.now() - b.createdAt * 1000 < VALIDATION_GRACE_MS) return;
       await ctx.billing.release(b.id);
-      const errors = [{ code: 'validation_interrupted', message: 'the relay stopped while it validated this batch; create it again', param: null, line: null }];
+      const errors = [
+        {
+          code: 'validation_interrupted',
+          message: 'the relay stopped while it validated this batch; create it again',
+          param: null,
+          line: null,
+        },
+      ];
       await ctx.redis.hset(k.batch(b.id), { status: 'failed', failed_at: Math.floor(Date.now() / 1000), errors: JSON.stringify(errors) });
       b = (await ctx.records.read(b.id))!;
     }
@@ -93,7 +100,10 @@ export function startBatchRunner(ctx: BatchContext) {
       do {
         again.delete(id);
         if ((await ctx.redis.set(k.lock(id), token, 'PX', ctx.lockMs, 'NX')) !== 'OK') return;
-        const renew = setInterval(() => void evalScript(ctx.redis, RENEW, 1, k.lock(id), token, ctx.lockMs).catch(() => undefined), ctx.lockMs / 3);
+        const renew = setInterval(
+          () => void evalScript(ctx.redis, RENEW, 1, k.lock(id), token, ctx.lockMs).catch(() => undefined),
+          ctx.lockMs / 3,
+        );
         try {
           const b = await ctx.records.read(id);
           if (b) await advance(b);

@@ -4,7 +4,16 @@ import { cursorListSchema } from './list-schema.js';
 /** Batch ids are made here (`batch_` + 32 hex); anything else never becomes a Redis key. */
 export const BATCH_ID = /^batch_[0-9a-f]{32}$/;
 
-export const BATCH_STATUSES = ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'] as const;
+export const BATCH_STATUSES = [
+  'validating',
+  'failed',
+  'in_progress',
+  'finalizing',
+  'completed',
+  'expired',
+  'cancelling',
+  'cancelled',
+] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 /** Statuses a batch never leaves. */
 export const ENDED: ReadonlySet<BatchStatus> = new Set(['failed', 'completed', 'expired', 'cancelled']);
@@ -21,7 +30,14 @@ export const batchCreateBody = z.strictObject({
   completion_window: z.literal('24h', { error: 'completion_window must be "24h"' }),
   metadata: metadataSchema.nullable().optional(),
   output_expires_after: z
-    .strictObject({ anchor: z.literal('created_at'), seconds: z.number().int().min(3600).max(30 * 86_400) })
+    .strictObject({
+      anchor: z.literal('created_at'),
+      seconds: z
+        .number()
+        .int()
+        .min(3600)
+        .max(30 * 86_400),
+    })
     .optional()
     .describe('Accepted for compatibility; output files are kept until deleted'),
 });
@@ -78,7 +94,10 @@ export type BatchList = z.output<typeof batchListSchema>;
 export const adminBatchListQuery = z.strictObject({
   account: z.string().max(64).optional().describe("Only this account's batches"),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^\d{1,9}$/).optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .optional(),
 });
 export const adminBatchListSchema = z.object({
   batches: z.array(batchObjectSchema.extend({ account_id: z.string() })),
@@ -93,7 +112,10 @@ export const batchListQuery = z.strictObject({
 
 /** A line of an input file, as OpenAI's batch format has it. */
 export const inputLineSchema = z.strictObject({
-  custom_id: z.string({ error: 'custom_id is required and must be a string' }).min(1, 'custom_id must not be empty').max(256, 'custom_id is at most 256 characters'),
+  custom_id: z
+    .string({ error: 'custom_id is required and must be a string' })
+    .min(1, 'custom_id must not be empty')
+    .max(256, 'custom_id is at most 256 characters'),
   method: z.literal('POST', { error: 'method must be "POST"' }),
   url: z.string({ error: 'url is required and must be a string' }),
   body: z.record(z.string(), z.unknown(), { error: 'body must be a JSON object' }),

@@ -58,7 +58,12 @@ export async function validateInput(
       }
       if (seen.has(parsed.customId)) {
         if (summary.broken.length < LISTED_ERRORS) {
-          summary.broken.push({ code: 'duplicate_custom_id', message: `line ${line.no}: custom_id "${parsed.customId.slice(0, 80)}" is used by an earlier line; each line needs its own`, param: 'custom_id', line: line.no });
+          summary.broken.push({
+            code: 'duplicate_custom_id',
+            message: `line ${line.no}: custom_id "${parsed.customId.slice(0, 80)}" is used by an earlier line; each line needs its own`,
+            param: 'custom_id',
+            line: line.no,
+          });
         }
         continue;
       }

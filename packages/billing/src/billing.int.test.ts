@@ -25,7 +25,14 @@ async function account(balance: number) {
   if (balance) await billing.credit(id, balance, 'opening');
   return id;
 }
-const reservation = (accountId: string, jobId: string, amount: number) => ({ accountId, keyId: 'key_1', jobId, model: 'm', amount, units: '1' });
+const reservation = (accountId: string, jobId: string, amount: number) => ({
+  accountId,
+  keyId: 'key_1',
+  jobId,
+  model: 'm',
+  amount,
+  units: '1',
+});
 
 test('200 concurrent reservations against a balance for exactly 50: 50 pass, never below zero', async () => {
   const id = await account(50 * 30_000);

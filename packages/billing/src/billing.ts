@@ -77,7 +77,14 @@ const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Numb
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
   const usage = usageKeys(prefix);
-  const close = async (type: 'settle' | 'release' | 'cancel', accountId: string, jobId: string, charge: number, units: string, channel = '') => {
+  const close = async (
+    type: 'settle' | 'release' | 'cancel',
+    accountId: string,
+    jobId: string,
+    charge: number,
+    units: string,
+    channel = '',
+  ) => {
     const now = Date.now();
     const [day, month] = [utcDay(now), utcMonth(now)];
     const [status = -1, , , charged = 0] = asNumbers(
@@ -106,11 +113,30 @@ export function createBilling(redis: Redis, prefix: string): Billing {
 
   const reserve = async (r: Reservation, tracked: boolean) => {
     const [status, balance = 0, reserved = 0] = asNumbers(
-      await evalScript(redis, RESERVE, 4, keys.account(r.accountId), keys.reservation(r.jobId), keys.ledger(r.accountId), keys.open, r.amount, r.accountId, r.keyId, r.jobId, r.model, r.units, r.user ?? '', tracked ? '1' : '0'),
+      await evalScript(
+        redis,
+        RESERVE,
+        4,
+        keys.account(r.accountId),
+        keys.reservation(r.jobId),
+        keys.ledger(r.accountId),
+        keys.open,
+        r.amount,
+        r.accountId,
+        r.keyId,
+        r.jobId,
+        r.model,
+        r.units,
+        r.user ?? '',
+        tracked ? '1' : '0',
+      ),
     );
     if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
     if (status === 0) {
-      throw new AppError('insufficient_balance', `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`);
+      throw new AppError(
+        'insufficient_balance',
+        `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`,
+      );
     }
     return { balance, reserved };
   };
@@ -166,9 +192,12 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       return (state ?? undefined) as ReservationState | undefined;
     },
     async credit(accountId, amount, note = '') {
-      const [status, balance = 0] = asNumbers(await evalScript(redis, CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note));
+      const [status, balance = 0] = asNumbers(
+        await evalScript(redis, CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note),
+      );
       if (status === -1) throw new AppError('not_found', `no account ${accountId}`);
-      if (status === 0) throw new AppError('invalid_request', `a debit of ${-amount} would leave the balance (${balance}) below zero`, { param: 'amount' });
+      if (status === 0)
+        throw new AppError('invalid_request', `a debit of ${-amount} would leave the balance (${balance}) below zero`, { param: 'amount' });
       return { balance };
     },
     async balanceOf(accountId) {

@@ -77,7 +77,10 @@ export async function readLedger(redis: Redis, prefix: string, accountId: string
     for (const [id, fields] of batch) {
       scanned += 1;
       const entry = toEntry(id, fields);
-      const wanted = (!query.model || entry.model === query.model) && (!query.user || entry.user === query.user) && (!query.keyId || entry.keyId === query.keyId);
+      const wanted =
+        (!query.model || entry.model === query.model) &&
+        (!query.user || entry.user === query.user) &&
+        (!query.keyId || entry.keyId === query.keyId);
       if (wanted) entries.push(entry);
       if (entries.length === query.limit) return { entries, nextCursor: id };
     }

@@ -13,7 +13,10 @@ function modelsOfKind(catalog: Catalog, kind: ChannelKind) {
  * else the catalog's (a config channel serves the models the catalog gives its upstream; an
  * added one, every model of its kind).
  */
-export function servedModels(catalog: Catalog, channel: Pick<ChannelRecord, 'id' | 'upstream' | 'source' | 'models'>): Record<string, string> {
+export function servedModels(
+  catalog: Catalog,
+  channel: Pick<ChannelRecord, 'id' | 'upstream' | 'source' | 'models'>,
+): Record<string, string> {
   if (channel.models) return channel.models;
   const served = modelsOfKind(catalog, channel.upstream).filter(([, m]) => channel.source !== 'config' || m.upstream === channel.id);
   return Object.fromEntries(served.map(([id, m]) => [id, m.upstreamModel]));

@@ -51,10 +51,14 @@ test('a failing channel fails over within the call, opens its breaker, and is ta
   const calls: string[] = [];
   const candidates = [channel('a', { weight: 1000 }), channel('b')];
   for (let i = 0; i < 10; i++) {
-    const { channel: used } = await router.call(candidates, async (id) => {
-      calls.push(id);
-      if (id === 'a' && broken) throw new Upstream(fail);
-    }, judge);
+    const { channel: used } = await router.call(
+      candidates,
+      async (id) => {
+        calls.push(id);
+        if (id === 'a' && broken) throw new Upstream(fail);
+      },
+      judge,
+    );
     expect(used).toBe('b');
   }
   // a answered 500 until its breaker opened (4 calls at >= 50 %): then it is not called at all
@@ -74,14 +78,26 @@ test('a failing channel fails over within the call, opens its breaker, and is ta
 });
 
 test('failures in a row open the breaker however many successes the window holds', async () => {
-  const quick = createChannelRouter({ redis, subscriber, prefix, leaseMs: 2_000, breaker: { ...breaker, consecutive: 3 }, shortWaitMs: 100 });
+  const quick = createChannelRouter({
+    redis,
+    subscriber,
+    prefix,
+    leaseMs: 2_000,
+    breaker: { ...breaker, consecutive: 3 },
+    shortWaitMs: 100,
+  });
   let broken = false;
   const calls: string[] = [];
   const candidates = [channel('a', { weight: 1000 }), channel('b')];
-  const call = () => quick.call(candidates, async (id) => {
-    calls.push(id);
-    if (id === 'a' && broken) throw new Upstream(fail);
-  }, judge);
+  const call = () =>
+    quick.call(
+      candidates,
+      async (id) => {
+        calls.push(id);
+        if (id === 'a' && broken) throw new Upstream(fail);
+      },
+      judge,
+    );
   for (let i = 0; i < 50; i++) await call(); // 50 successes of a in the window
   broken = true;
   calls.length = 0;
@@ -93,22 +109,35 @@ test('a content refusal is no fault of the channel: no failover, the breaker sta
   const refusal = new Upstream({ outcome: 'ok', failover: false });
   let calls = 0;
   for (let i = 0; i < 6; i++) {
-    await expect(router.call([channel('a'), channel('b')], async () => {
-      calls += 1;
-      throw refusal;
-    }, judge)).rejects.toBe(refusal);
+    await expect(
+      router.call(
+        [channel('a'), channel('b')],
+        async () => {
+          calls += 1;
+          throw refusal;
+        },
+        judge,
+      ),
+    ).rejects.toBe(refusal);
   }
   expect(calls).toBe(6);
-  const health = await readHealth(redis, prefix, [{ id: 'a', disabled: false }, { id: 'b', disabled: false }] as never);
+  const health = await readHealth(redis, prefix, [
+    { id: 'a', disabled: false },
+    { id: 'b', disabled: false },
+  ] as never);
   expect([...health.values()].every((h) => h.state === 'closed')).toBe(true);
 });
 
 test('a 429 cools its channel for the delay it asked: the call moves on, and with no other channel the caller waits', async () => {
   const limited = new Upstream({ outcome: 'limited', delayMs: 5_000, failover: true });
-  const first = await router.call([channel('a', { weight: 1000 }), channel('b')], async (id) => {
-    if (id === 'a') throw limited;
-    return id;
-  }, judge);
+  const first = await router.call(
+    [channel('a', { weight: 1000 }), channel('b')],
+    async (id) => {
+      if (id === 'a') throw limited;
+      return id;
+    },
+    judge,
+  );
   expect(first.value).toBe('b');
   // only a can serve the next call, and it is cooling for ~5 s: longer than a short wait
   const error = await router.call([channel('a')], async () => 'a', judge).catch((e: unknown) => e);
@@ -119,11 +148,27 @@ test('a 429 cools its channel for the delay it asked: the call moves on, and wit
 
 test('after a 429 pause one probe goes first; its failure is counted like any other, not a cooldown', async () => {
   const limited = new Upstream({ outcome: 'limited', delayMs: 80, failover: true });
-  await expect(router.call([channel('a')], async () => { throw limited; }, judge)).rejects.toBe(limited);
+  await expect(
+    router.call(
+      [channel('a')],
+      async () => {
+        throw limited;
+      },
+      judge,
+    ),
+  ).rejects.toBe(limited);
   const [paused] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
   expect(paused!.state).toBe('open');
   // the pause is short: the router waits it out, and the probe fails with a 500
-  await expect(router.call([channel('a')], async () => { throw new Upstream(fail); }, judge)).rejects.toBeInstanceOf(Upstream);
+  await expect(
+    router.call(
+      [channel('a')],
+      async () => {
+        throw new Upstream(fail);
+      },
+      judge,
+    ),
+  ).rejects.toBeInstanceOf(Upstream);
   const [after] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
   expect(after).toMatchObject({ state: 'closed', recentCalls: 1, recentFailureShare: 1 });
   expect((await router.call([channel('a')], async () => 'served', judge)).value).toBe('served');
@@ -131,10 +176,31 @@ test('after a 429 pause one probe goes first; its failure is counted like any ot
 
 test('401/403 disables the channel in the store; every channel tried: the last error is thrown', async () => {
   const store = createChannelStore(redis, prefix);
-  await store.create({ id: 'a', upstream: 'ark', baseUrl: 'http://a', keySealed: 'x', keyEnv: null, models: null, weight: 1, priority: 0, maxConcurrent: 0, maxPerMinute: 0, capacityGroup: null, timeoutMs: null });
+  await store.create({
+    id: 'a',
+    upstream: 'ark',
+    baseUrl: 'http://a',
+    keySealed: 'x',
+    keyEnv: null,
+    models: null,
+    weight: 1,
+    priority: 0,
+    maxConcurrent: 0,
+    maxPerMinute: 0,
+    capacityGroup: null,
+    timeoutMs: null,
+  });
   const before = await store.version();
   const denied = new Upstream({ outcome: 'auth', reason: 'auth: HTTP 401', failover: true });
-  await expect(router.call([channel('a')], async () => { throw denied; }, judge)).rejects.toBe(denied);
+  await expect(
+    router.call(
+      [channel('a')],
+      async () => {
+        throw denied;
+      },
+      judge,
+    ),
+  ).rejects.toBe(denied);
   expect(await store.get('a')).toMatchObject({ disabled: true, disabledReason: 'auth: HTTP 401' });
   expect(await store.version()).toBeGreaterThan(before);
 });
@@ -150,16 +216,20 @@ test('two workers, two channels of one capacity group: never more than the group
   // woken each time a call reaches its gate (it holds a lease of the group by then)
   let arrived: () => void = () => {};
   const calls = Array.from({ length: 24 }, (_, i) =>
-    (i % 2 ? router : other).call(candidates, async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => {
-        gates.push(resolve);
-        arrived();
-      });
-      running -= 1;
-      return 'done';
-    }, judge),
+    (i % 2 ? router : other).call(
+      candidates,
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => {
+          gates.push(resolve);
+          arrived();
+        });
+        running -= 1;
+        return 'done';
+      },
+      judge,
+    ),
   );
   // each call is let go only once the group is full: a freed lease goes to a waiting call
   for (let released = 0; released < 24; released++) {
@@ -176,7 +246,15 @@ test('two workers, two channels of one capacity group: never more than the group
 test('a failing call gives its lease back', async () => {
   const candidates = [channel('a', { sets: [own('a', 1)] })];
   const refusal = new Upstream({ outcome: 'ok', failover: false });
-  await expect(router.call(candidates, async () => { throw refusal; }, judge)).rejects.toBe(refusal);
+  await expect(
+    router.call(
+      candidates,
+      async () => {
+        throw refusal;
+      },
+      judge,
+    ),
+  ).rejects.toBe(refusal);
   expect((await router.call(candidates, async () => 'next', judge)).value).toBe('next');
 });
 

@@ -98,8 +98,25 @@ export function createChannelRouter(settings: RouterSettings) {
     });
 
   async function pick(candidates: Candidate[], token: string): Promise<{ id: string } | { wait: number }> {
-    const args = candidates.flatMap((c) => [c.id, c.tier, c.weight, c.sets.map((s) => `${s.name},${s.maxConcurrent},${s.maxPerMinute}`).join('|')]);
-    const [id, second] = (await evalScript(settings.redis, PICK, 1, keys.version, settings.prefix, settings.leaseMs, token, random(), random(), candidates.length, ...args)) as [string, number];
+    const args = candidates.flatMap((c) => [
+      c.id,
+      c.tier,
+      c.weight,
+      c.sets.map((s) => `${s.name},${s.maxConcurrent},${s.maxPerMinute}`).join('|'),
+    ]);
+    const [id, second] = (await evalScript(
+      settings.redis,
+      PICK,
+      1,
+      keys.version,
+      settings.prefix,
+      settings.leaseMs,
+      token,
+      random(),
+      random(),
+      candidates.length,
+      ...args,
+    )) as [string, number];
     return id ? { id } : { wait: Number(second) };
   }
 
@@ -128,7 +145,10 @@ export function createChannelRouter(settings: RouterSettings) {
   async function attempt<T>(candidate: Candidate, token: string, run: (channel: string) => Promise<T>, judge: (error: unknown) => Verdict) {
     const names = candidate.sets.map((s) => s.name).join('|');
     const renew = setInterval(
-      () => void evalScript(settings.redis, RENEW, 1, keys.version, settings.prefix, token, settings.leaseMs, names, candidate.id).catch(() => undefined),
+      () =>
+        void evalScript(settings.redis, RENEW, 1, keys.version, settings.prefix, token, settings.leaseMs, names, candidate.id).catch(
+          () => undefined,
+        ),
       settings.leaseMs / 3,
     );
     const started = performance.now();
@@ -152,7 +172,11 @@ export function createChannelRouter(settings: RouterSettings) {
   }
 
   return {
-    async call<T>(candidates: Candidate[], run: (channel: string) => Promise<T>, judge: (error: unknown) => Verdict): Promise<{ value: T; channel: string }> {
+    async call<T>(
+      candidates: Candidate[],
+      run: (channel: string) => Promise<T>,
+      judge: (error: unknown) => Verdict,
+    ): Promise<{ value: T; channel: string }> {
       const tried = new Set<string>();
       let last: unknown;
       for (;;) {

@@ -10,7 +10,9 @@ const name = (what: string) => z.string().regex(NAME, `${what}: 1-64 of a-z, 0-9
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'baseUrl must be an http(s) URL' }).max(2_000);
 /** Public model id -> the id this channel's vendor account knows it by (an Ark endpoint id, say). */
-const modelMap = z.record(z.string().min(1).max(200), z.string().min(1).max(200)).refine((m) => Object.keys(m).length <= 100, 'at most 100 models');
+const modelMap = z
+  .record(z.string().min(1).max(200), z.string().min(1).max(200))
+  .refine((m) => Object.keys(m).length <= 100, 'at most 100 models');
 
 const tunables = {
   /** Share of traffic among the channels of one tier that have room. */
@@ -32,7 +34,11 @@ export const channelCreateBody = z.strictObject({
   upstream: z.enum(CHANNEL_KINDS, { error: 'upstream must be "ark" (images) or "gemini" (speech)' }),
   baseUrl: httpUrl,
   apiKey: z.string().min(1).max(4_096),
-  models: modelMap.optional().describe("Public model id -> the vendor's id on this channel; default: every catalog model of this upstream kind, as the catalog maps it"),
+  models: modelMap
+    .optional()
+    .describe(
+      "Public model id -> the vendor's id on this channel; default: every catalog model of this upstream kind, as the catalog maps it",
+    ),
   weight: tunables.weight.default(1),
   priority: tunables.priority.default(0),
   maxConcurrent: tunables.maxConcurrent.default(0),
@@ -67,7 +73,9 @@ export const channelViewSchema = z.object({
   id: z.string(),
   upstream: z.enum(CHANNEL_KINDS),
   baseUrl: z.string(),
-  source: z.enum(['config', 'admin']).describe('config: seeded from RELAY_CONFIG and the environment at every worker start (cannot be deleted, only disabled)'),
+  source: z
+    .enum(['config', 'admin'])
+    .describe('config: seeded from RELAY_CONFIG and the environment at every worker start (cannot be deleted, only disabled)'),
   hasKey: z.boolean(),
   models: z.record(z.string(), z.string()).describe('The models it serves: public id -> vendor id'),
   defaultModels: z.boolean().describe('true when `models` is the default mapping'),
@@ -79,7 +87,9 @@ export const channelViewSchema = z.object({
   timeoutMs: z.number().int().nullable(),
   disabled: z.boolean(),
   disabledReason: z.string().nullable(),
-  state: z.enum(CHANNEL_STATES).describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),
+  state: z
+    .enum(CHANNEL_STATES)
+    .describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),
   openUntil: z.number().int().nullable().describe('Epoch ms when an open channel may be probed'),
   inFlight: z.number().int().describe('Calls running now, across every worker'),
   recentCalls: z.number().int().describe('Calls in the breaker window'),

@@ -28,7 +28,9 @@ export function createChannelStore(redis: Redis, prefix: string) {
       const pipeline = redis.pipeline();
       for (const id of ids) pipeline.hgetall(keys.channel(id));
       const replies = (await pipeline.exec()) ?? [];
-      return replies.flatMap(([error, hash]) => (!error && (hash as Record<string, string>).id ? [fromHash(hash as Record<string, string>)] : []));
+      return replies.flatMap(([error, hash]) =>
+        !error && (hash as Record<string, string>).id ? [fromHash(hash as Record<string, string>)] : [],
+      );
     },
 
     async get(id: string): Promise<ChannelRecord | undefined> {
@@ -41,7 +43,11 @@ export function createChannelStore(redis: Redis, prefix: string) {
       const now = Date.now();
       const hash = toHash({ ...record, source: 'admin', disabled: false, disabledReason: null, createdAt: now, updatedAt: now });
       const made = await evalScript(redis, CREATE, 3, keys.channel(record.id), keys.all, keys.version, record.id, ...pairs(hash));
-      if (Number(made) !== 1) throw new AppError('conflict', `a channel ${record.id} exists already: PATCH it, or DELETE it first`, { param: 'id', retryable: false });
+      if (Number(made) !== 1)
+        throw new AppError('conflict', `a channel ${record.id} exists already: PATCH it, or DELETE it first`, {
+          param: 'id',
+          retryable: false,
+        });
     },
 
     /** Changes fields of a channel; false when there is none. */
@@ -51,7 +57,9 @@ export function createChannelStore(redis: Redis, prefix: string) {
     },
 
     async remove(id: string) {
-      return Number(await evalScript(redis, REMOVE, 5, keys.channel(id), keys.health(id), keys.window(id), keys.all, keys.version, id)) === 1;
+      return (
+        Number(await evalScript(redis, REMOVE, 5, keys.channel(id), keys.health(id), keys.window(id), keys.all, keys.version, id)) === 1
+      );
     },
 
     /**
@@ -61,9 +69,39 @@ export function createChannelStore(redis: Redis, prefix: string) {
     async seed(channels: ConfigChannel[]) {
       const now = String(Date.now());
       for (const c of channels) {
-        const configured = toHash({ id: c.id, upstream: c.upstream, baseUrl: c.baseUrl, source: 'config', keyEnv: c.keyEnv, keySealed: null, timeoutMs: c.timeoutMs, updatedAt: Number(now) });
-        const defaults = toHash({ weight: 1, priority: 0, maxConcurrent: 0, maxPerMinute: 0, capacityGroup: null, models: null, disabled: false, disabledReason: null, createdAt: Number(now) });
-        await evalScript(redis, SEED, 3, keys.channel(c.id), keys.all, keys.version, c.id, Object.keys(configured).length, ...pairs(configured), ...pairs(defaults));
+        const configured = toHash({
+          id: c.id,
+          upstream: c.upstream,
+          baseUrl: c.baseUrl,
+          source: 'config',
+          keyEnv: c.keyEnv,
+          keySealed: null,
+          timeoutMs: c.timeoutMs,
+          updatedAt: Number(now),
+        });
+        const defaults = toHash({
+          weight: 1,
+          priority: 0,
+          maxConcurrent: 0,
+          maxPerMinute: 0,
+          capacityGroup: null,
+          models: null,
+          disabled: false,
+          disabledReason: null,
+          createdAt: Number(now),
+        });
+        await evalScript(
+          redis,
+          SEED,
+          3,
+          keys.channel(c.id),
+          keys.all,
+          keys.version,
+          c.id,
+          Object.keys(configured).length,
+          ...pairs(configured),
+          ...pairs(defaults),
+        );
       }
       const wanted = new Set(channels.map((c) => c.id));
       for (const stale of (await store.list()).filter((r) => r.source === 'config' && !wanted.has(r.id))) await store.remove(stale.id);

@@ -6,7 +6,9 @@ const small = { maxDepth: 3, maxTokens: 20, maxBareBytes: 100, maxStringBytes: 8
 
 describe('the JSON shape pre-scan', () => {
   test('ordinary request bodies pass', () => {
-    expect(check(JSON.stringify({ model: 'm', prompt: 'p', image: ['a', 'b'], sequential_image_generation_options: { max_images: 3 } }))).toBeUndefined();
+    expect(
+      check(JSON.stringify({ model: 'm', prompt: 'p', image: ['a', 'b'], sequential_image_generation_options: { max_images: 3 } })),
+    ).toBeUndefined();
     expect(check(JSON.stringify({ contents: [{ parts: [{ text: 'He said "hi" \\ and left' }] }] }))).toBeUndefined();
   });
 
@@ -48,7 +50,9 @@ describe('the JSON shape pre-scan', () => {
   });
 
   test('a string longer than any field takes is refused before parsing', () => {
-    expect(check(JSON.stringify({ prompt: 'p'.repeat(65 * 1024) }))).toMatch(/string of 66560 bytes; no field of this endpoint takes more than 65536/);
+    expect(check(JSON.stringify({ prompt: 'p'.repeat(65 * 1024) }))).toMatch(
+      /string of 66560 bytes; no field of this endpoint takes more than 65536/,
+    );
     expect(check(JSON.stringify({ prompt: 'p'.repeat(64 * 1024) }))).toBeUndefined();
   });
 });

@@ -18,7 +18,12 @@ export interface JsonShapeLimits {
   maxStringBytes: number;
 }
 
-export const DEFAULT_JSON_SHAPE: JsonShapeLimits = { maxDepth: 32, maxTokens: 10_000, maxBareBytes: 1024 * 1024, maxStringBytes: 64 * 1024 };
+export const DEFAULT_JSON_SHAPE: JsonShapeLimits = {
+  maxDepth: 32,
+  maxTokens: 10_000,
+  maxBareBytes: 1024 * 1024,
+  maxStringBytes: 64 * 1024,
+};
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

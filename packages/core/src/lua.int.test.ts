@@ -12,7 +12,8 @@ afterAll(async () => {
 });
 
 const INCR_BY = "return redis.call('INCRBY', KEYS[1], ARGV[1])";
-const calls = async (command: 'eval' | 'evalsha') => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info('commandstats'))?.[1] ?? 0);
+const calls = async (command: 'eval' | 'evalsha') =>
+  Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info('commandstats'))?.[1] ?? 0);
 
 test('a script is sent whole once per server, then run by its hash, and sent again when the server forgot it', async () => {
   await redis.config('RESETSTAT');

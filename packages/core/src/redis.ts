@@ -41,7 +41,9 @@ export function redisConnectionOptions(url: string, role: RedisRole): Connection
  * to `onError` instead of surfacing as unhandled 'error' events.
  */
 export function createRedis(url: string, role: RedisRole, connectionName?: string, onError?: (err: Error) => void): Redis {
-  const redis = isClusterUrl(url) ? createCluster(url, role, connectionName) : new Redis({ ...redisConnectionOptions(url, role), connectionName });
+  const redis = isClusterUrl(url)
+    ? createCluster(url, role, connectionName)
+    : new Redis({ ...redisConnectionOptions(url, role), connectionName });
   redis.on('error', (err: Error) => onError?.(err));
   return redis;
 }
@@ -73,10 +75,17 @@ export async function* scanKeys(redis: Redis, match: string): AsyncIterable<stri
 }
 
 /** On a cluster every key of the relay must share one slot: a prefix without a hash tag cannot work. */
-export function requireHashTag(env: { REDIS_URL?: unknown; REDIS_PREFIX?: unknown }, ctx: { addIssue(issue: { code: 'custom'; path: string[]; message: string }): void }) {
+export function requireHashTag(
+  env: { REDIS_URL?: unknown; REDIS_PREFIX?: unknown },
+  ctx: { addIssue(issue: { code: 'custom'; path: string[]; message: string }): void },
+) {
   if (typeof env.REDIS_URL !== 'string' || !isClusterUrl(env.REDIS_URL)) return;
   if (typeof env.REDIS_PREFIX === 'string' && /\{[^{}]+\}/.test(env.REDIS_PREFIX)) return;
-  ctx.addIssue({ code: 'custom', path: ['REDIS_PREFIX'], message: `"${String(env.REDIS_PREFIX)}" has no hash tag: on Redis Cluster set REDIS_PREFIX={relay} (braces included) so every key of the relay lives in one slot` });
+  ctx.addIssue({
+    code: 'custom',
+    path: ['REDIS_PREFIX'],
+    message: `"${String(env.REDIS_PREFIX)}" has no hash tag: on Redis Cluster set REDIS_PREFIX={relay} (braces included) so every key of the relay lives in one slot`,
+  });
 }
 
 /** Resolves once the connection is ready (or rejects after `timeoutMs`). */

@@ -3,7 +3,14 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 /** What an endpoint may be told: the end of jobs asked for with `Prefer: respond-async`, and of batches. */
-export const WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'batch.completed', 'batch.failed', 'batch.cancelled', 'batch.expired'] as const;
+export const WEBHOOK_EVENTS = [
+  'job.completed',
+  'job.failed',
+  'batch.completed',
+  'batch.failed',
+  'batch.cancelled',
+  'batch.expired',
+] as const;
 export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
 export type WebhookEvent = z.output<typeof webhookEventSchema>;
 
@@ -58,7 +65,10 @@ export function createWebhookStore(redis: Redis, prefix: string) {
     id: h.id!,
     accountId: h.accountId!,
     url: h.url!,
-    events: webhookEventSchema.array().catch([...WEBHOOK_EVENTS]).parse((h.events ?? '').split(',').filter(Boolean)),
+    events: webhookEventSchema
+      .array()
+      .catch([...WEBHOOK_EVENTS])
+      .parse((h.events ?? '').split(',').filter(Boolean)),
     description: h.description ?? '',
     createdAt: Number(h.createdAt),
     secret: h.secret!,
@@ -93,17 +103,23 @@ export function createWebhookStore(redis: Redis, prefix: string) {
     async list(accountId: string): Promise<WebhookEndpoint[]> {
       const ids = await redis.smembers(accountKey(accountId));
       const found = await Promise.all(ids.map((id) => redis.hgetall(endpointKey(id))));
-      return found.filter((h) => h.id).map((h) => {
-        const { secret: _secret, ...endpoint } = fromHash(h);
-        return endpoint;
-      }).sort((a, b) => a.createdAt - b.createdAt);
+      return found
+        .filter((h) => h.id)
+        .map((h) => {
+          const { secret: _secret, ...endpoint } = fromHash(h);
+          return endpoint;
+        })
+        .sort((a, b) => a.createdAt - b.createdAt);
     },
 
     /** Endpoints of the account that want `event`. */
     async forEvent(accountId: string, event: WebhookEvent) {
       const ids = await redis.smembers(accountKey(accountId));
       const found = await Promise.all(ids.map((id) => redis.hgetall(endpointKey(id))));
-      return found.filter((h) => h.id).map(fromHash).filter((e) => e.events.includes(event));
+      return found
+        .filter((h) => h.id)
+        .map(fromHash)
+        .filter((e) => e.events.includes(event));
     },
 
     async remove(id: string) {

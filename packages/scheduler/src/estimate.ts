@@ -24,7 +24,14 @@ interface Keys {
  * lane gets its weighted share too (at least one turn). `jobId` undefined asks for a job about to
  * be enqueued (the depth guard judges a caller by that, not by everyone's backlog).
  */
-export async function estimateStart(redis: Redis, keys: Keys, quantum: number, lane: Lane, accountId: string, jobId?: string): Promise<StartEstimate> {
+export async function estimateStart(
+  redis: Redis,
+  keys: Keys,
+  quantum: number,
+  lane: Lane,
+  accountId: string,
+  jobId?: string,
+): Promise<StartEstimate> {
   const reply = (await evalScript(redis, SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
     number,
     number,

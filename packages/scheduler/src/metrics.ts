@@ -40,7 +40,11 @@ export function schedulerMetrics(registry: Registry, schedulers: Record<string, 
       async collect() {
         this.reset();
         await collect(this, (queue, stats) => {
-          for (const [lane, tally] of Object.entries(stats.pending)) this.set({ queue, lane }, [...tally.values()].reduce((s, t) => s + t.count, 0));
+          for (const [lane, tally] of Object.entries(stats.pending))
+            this.set(
+              { queue, lane },
+              [...tally.values()].reduce((s, t) => s + t.count, 0),
+            );
         });
       },
     });

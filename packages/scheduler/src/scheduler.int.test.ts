@@ -28,7 +28,13 @@ beforeEach(async () => {
   prefix = uniqueName('sched');
   queue = new Queue('images', { connection: new Redis(handle.url, { maxRetriesPerRequest: null }), prefix: `${prefix}:bull` });
   dispatched = [];
-  scheduler = createScheduler(redis, queue, { prefix, bullPrefix: `${prefix}:bull`, queueName: 'images', quantum: 1, onDispatched: (p) => dispatched.push(...p) });
+  scheduler = createScheduler(redis, queue, {
+    prefix,
+    bullPrefix: `${prefix}:bull`,
+    queueName: 'images',
+    quantum: 1,
+    onDispatched: (p) => dispatched.push(...p),
+  });
 });
 
 let counter = 0;
@@ -106,7 +112,11 @@ test('an image set of 15 weighs 15 images: the other account sends 15 single ima
   await scheduler.dispatch();
   while (dispatched.length < 22) await finish(dispatched.at(-1)!.jobId);
   const secondSet = order().lastIndexOf('sets');
-  expect(order().slice(0, secondSet).filter((a) => a === 'singles').length).toBeGreaterThanOrEqual(14);
+  expect(
+    order()
+      .slice(0, secondSet)
+      .filter((a) => a === 'singles').length,
+  ).toBeGreaterThanOrEqual(14);
 });
 
 test('an account at its cap on calls in flight waits; the others use the slots', async () => {

@@ -88,7 +88,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
         return;
       } catch {
         const state = await queue.getJobState(jobId);
-        if (state === 'unknown') await sleep(pause); // its add is on its way
+        if (state === 'unknown')
+          await sleep(pause); // its add is on its way
         else if (state !== 'delayed') return; // moved on already: recover() tidies up
         // parked by now: promote again at once
       }
@@ -106,7 +107,13 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       const flat = (await run(DISPATCH, A, settings.quantum, lanes, 200)) as Array<string | number>;
       const picks: Dispatched[] = [];
       for (let i = 0; i < flat.length; i += 5) {
-        picks.push({ jobId: String(flat[i]), lane: flat[i + 1] as Lane, accountId: String(flat[i + 2]), cost: Number(flat[i + 3]), waitedMs: Number(flat[i + 4]) });
+        picks.push({
+          jobId: String(flat[i]),
+          lane: flat[i + 1] as Lane,
+          accountId: String(flat[i + 2]),
+          cost: Number(flat[i + 3]),
+          waitedMs: Number(flat[i + 4]),
+        });
       }
       await Promise.all(picks.map((p) => promote(p.jobId)));
       if (picks.length) settings.onDispatched?.(picks);
@@ -173,7 +180,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
     dispatch,
 
     /** Where a pending job (or one about to be enqueued: no jobId) stands, and when it should start. */
-    estimate: (lane: Lane, accountId: string, jobId?: string) => estimateStart(redis, { S, B, A }, settings.quantum, lane, accountId, jobId),
+    estimate: (lane: Lane, accountId: string, jobId?: string) =>
+      estimateStart(redis, { S, B, A }, settings.quantum, lane, accountId, jobId),
 
     /** dispatch() for callers that do not wait: failures are reported, never thrown. */
     nudge() {
@@ -183,7 +191,9 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
     /** Pending per lane and account, dispatched per account (metrics, the admin API). */
     async stats(): Promise<ScheduleStats> {
       const reply = (await run(STATS, lanes)) as Array<string[] | number>;
-      const pending = Object.fromEntries(LANES.map((lane, i) => [lane, tally(reply[2 * i] as string[], reply[2 * i + 1] as string[])])) as Record<Lane, Tally>;
+      const pending = Object.fromEntries(
+        LANES.map((lane, i) => [lane, tally(reply[2 * i] as string[], reply[2 * i + 1] as string[])]),
+      ) as Record<Lane, Tally>;
       const base = 2 * LANES.length;
       return { pending, running: tally(reply[base] as string[], reply[base + 1] as string[]), dispatching: Number(reply[base + 2]) };
     },
@@ -226,5 +236,17 @@ export type Scheduler = ReturnType<typeof createScheduler>;
 export const QUANTUM: Record<QueueName, number> = { images: 1, speech: 5 };
 
 /** The scheduler of one of the relay's queues, keyed as every process keys it. */
-export const schedulerFor = (redis: Redis, queue: Queue, redisPrefix: string, name: QueueName, hooks: Pick<SchedulerSettings, 'onDispatched' | 'onError'> = {}) =>
-  createScheduler(redis, queue, { prefix: redisPrefix, bullPrefix: bullPrefix(redisPrefix), queueName: name, quantum: QUANTUM[name], ...hooks });
+export const schedulerFor = (
+  redis: Redis,
+  queue: Queue,
+  redisPrefix: string,
+  name: QueueName,
+  hooks: Pick<SchedulerSettings, 'onDispatched' | 'onError'> = {},
+) =>
+  createScheduler(redis, queue, {
+    prefix: redisPrefix,
+    bullPrefix: bullPrefix(redisPrefix),
+    queueName: name,
+    quantum: QUANTUM[name],
+    ...hooks,
+  });

@@ -117,7 +117,6 @@ unqueue(ARGV[2], f[1], f[2], tonumber(f[3]))
 return 1
 `;
 
-
 /**
  * ARGV: S, account key prefix, quantum, lanes (space-separated, highest first), most picks.
  *

@@ -31,7 +31,9 @@ async function pingable(url: string): Promise<boolean> {
   }
 }
 
-export async function spawnRedisServer(options: { port?: number; appendonly?: boolean; dir?: string; extraArgs?: string[] } = {}): Promise<LocalRedis> {
+export async function spawnRedisServer(
+  options: { port?: number; appendonly?: boolean; dir?: string; extraArgs?: string[] } = {},
+): Promise<LocalRedis> {
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const url = `redis://127.0.0.1:${port}`;
@@ -90,18 +92,35 @@ export async function startRedisCluster(): Promise<RedisHandle & { nodes: LocalR
   try {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
-      nodes.push(await spawnRedisServer({ port, dir, extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000'] }));
+      nodes.push(
+        await spawnRedisServer({
+          port,
+          dir,
+          extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000'],
+        }),
+      );
     }
-    await promisify(execFile)('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes']);
+    await promisify(execFile)('redis-cli', [
+      '--cluster',
+      'create',
+      ...nodes.map((n) => `127.0.0.1:${n.port}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (const node of nodes) {
-      await waitFor(async () => {
-        const client = new Redis(node.url, { maxRetriesPerRequest: 0 });
-        try {
-          return /cluster_state:ok/.test(await client.cluster('INFO'));
-        } finally {
-          client.disconnect();
-        }
-      }, 30_000, `cluster state ok on ${node.port}`);
+      await waitFor(
+        async () => {
+          const client = new Redis(node.url, { maxRetriesPerRequest: 0 });
+          try {
+            return /cluster_state:ok/.test(await client.cluster('INFO'));
+          } finally {
+            client.disconnect();
+          }
+        },
+        30_000,
+        `cluster state ok on ${node.port}`,
+      );
     }
   } catch (error) {
     await Promise.all(nodes.map((n) => n.stop()));

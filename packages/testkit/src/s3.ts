@@ -44,7 +44,10 @@ function ownKeys() {
  * could list and overwrite would let them replace the files behind the relay's links. A request
  * must carry a signature (header or presigned query); s3rver then checks it against the keys.
  */
-async function refuseUnsigned(ctx: { headers: Record<string, unknown>; query: Record<string, unknown>; status: number; type: string; body: unknown }, next: () => Promise<void>) {
+async function refuseUnsigned(
+  ctx: { headers: Record<string, unknown>; query: Record<string, unknown>; status: number; type: string; body: unknown },
+  next: () => Promise<void>,
+) {
   if ('authorization' in ctx.headers || 'X-Amz-Algorithm' in ctx.query || 'Signature' in ctx.query) return next();
   ctx.status = 403;
   ctx.type = 'application/xml';
@@ -52,7 +55,13 @@ async function refuseUnsigned(ctx: { headers: Record<string, unknown>; query: Re
 }
 
 /** s3rver storing on local disk: the embedded store of `npm start` and the local test store. */
-export async function startLocalS3(options: { port?: number; directory?: string; bucket: string; host?: string; signedOnly?: boolean }): Promise<S3Handle> {
+export async function startLocalS3(options: {
+  port?: number;
+  directory?: string;
+  bucket: string;
+  host?: string;
+  signedOnly?: boolean;
+}): Promise<S3Handle> {
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'relay-s3-'));

@@ -18,7 +18,13 @@ const dimensions = (bytes: Uint8Array) => imageDimensions(Buffer.from(bytes));
 
 test('@ai-sdk/openai: generateImage (it always sends n and response_format b64_json)', async () => {
   const relay = createOpenAI({ baseURL: `${stack.url}/v1`, apiKey });
-  const { images } = await generateImage({ model: relay.image(MODEL), prompt: 'a lighthouse at dusk', n: 2, size: '2048x2048', maxRetries: 0 });
+  const { images } = await generateImage({
+    model: relay.image(MODEL),
+    prompt: 'a lighthouse at dusk',
+    n: 2,
+    size: '2048x2048',
+    maxRetries: 0,
+  });
   expect(images).toHaveLength(2);
   for (const image of images) expect(dimensions(image.uint8Array)).toEqual({ width: 2048, height: 2048 });
 });

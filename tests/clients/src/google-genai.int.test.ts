@@ -18,7 +18,8 @@ const config = {
 };
 
 /** The Google error body the SDK puts into its message (it parses JSON bodies only). */
-const googleError = (error: unknown) => JSON.parse((error as Error).message) as { error: { code: number; status: string; message: string } };
+const googleError = (error: unknown) =>
+  JSON.parse((error as Error).message) as { error: { code: number; status: string; message: string } };
 
 // 3.x calls /v1/models/..., 2.x /v1beta/models/...; both are given only a base URL and a key
 describe.each([
@@ -31,7 +32,11 @@ describe.each([
   });
 
   test('generateContent returns the PCM clip with usage', async () => {
-    const response = await ai.models.generateContent({ model: MODEL, contents: [{ parts: [{ text: 'Say warmly: the relay works.' }] }], config });
+    const response = await ai.models.generateContent({
+      model: MODEL,
+      contents: [{ parts: [{ text: 'Say warmly: the relay works.' }] }],
+      config,
+    });
     const audio = response.candidates?.[0]?.content?.parts?.[0]?.inlineData;
     expect(audio?.mimeType).toBe('audio/L16;codec=pcm;rate=24000');
     expect(Buffer.from(audio!.data!, 'base64').length).toBeGreaterThan(24_000);
@@ -40,7 +45,8 @@ describe.each([
 
   test('generateContentStream yields the whole clip as one chunk', async () => {
     const chunks = [];
-    for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'Read this: one, two, three.', config })) chunks.push(chunk);
+    for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'Read this: one, two, three.', config }))
+      chunks.push(chunk);
     expect(chunks).toHaveLength(1);
     expect(chunks[0]!.candidates?.[0]?.content?.parts?.[0]?.inlineData?.data?.length).toBeGreaterThan(1000);
   });
@@ -53,7 +59,12 @@ describe.each([
 
   test('models.get and models.list describe the speech model as a Gemini resource', async () => {
     const model = await ai.models.get({ model: MODEL });
-    expect(model).toMatchObject({ name: `models/${MODEL}`, displayName: expect.any(String), inputTokenLimit: 8192, outputTokenLimit: 16384 });
+    expect(model).toMatchObject({
+      name: `models/${MODEL}`,
+      displayName: expect.any(String),
+      inputTokenLimit: 8192,
+      outputTokenLimit: 16384,
+    });
     expect(model.supportedActions).toEqual(expect.arrayContaining(['generateContent', 'countTokens']));
     const names: string[] = [];
     for await (const listed of await ai.models.list({ config: { pageSize: 1 } })) names.push(listed.name!);
@@ -62,7 +73,11 @@ describe.each([
 
   test('errors come back in Google shape: a bad voice, an unknown model, an image model', async () => {
     const badVoice = await ai.models
-      .generateContent({ model: MODEL, contents: 'hello', config: { ...config, speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Nobody' } } } } })
+      .generateContent({
+        model: MODEL,
+        contents: 'hello',
+        config: { ...config, speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Nobody' } } } },
+      })
       .catch((e: unknown) => e);
     expect(badVoice).toMatchObject({ status: 400 });
     expect(googleError(badVoice).error.status).toBe('INVALID_ARGUMENT');

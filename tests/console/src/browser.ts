@@ -17,7 +17,12 @@ const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * --user-data-dir for each launch and removes it on close). Every request of every
  * page goes through a route that lets only loopback through and records anything else.
  */
-export async function openBrowser(): Promise<{ browser: Browser; context: (viewport?: { width: number; height: number }) => Promise<{ context: BrowserContext; page: Page }>; watch: Watch; close(): Promise<void> }> {
+export async function openBrowser(): Promise<{
+  browser: Browser;
+  context: (viewport?: { width: number; height: number }) => Promise<{ context: BrowserContext; page: Page }>;
+  watch: Watch;
+  close(): Promise<void>;
+}> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -26,7 +26,10 @@ export async function startConsoleStack() {
   await buildConsole({ outdir: consoleDir });
   // eight image jobs at once: a cancelled batch then has lines that never started. The breaker
   // window is an hour, not 10 s, so the channel page still counts the calls made here on a slow machine
-  const stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' }, worker: { IMAGES_CONCURRENCY: '8', CHANNEL_BREAKER_WINDOW_MS: '3600000' } });
+  const stack = await startStack({
+    api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' },
+    worker: { IMAGES_CONCURRENCY: '8', CHANNEL_BREAKER_WINDOW_MS: '3600000' },
+  });
   try {
     return await withTraffic(stack, consoleDir);
   } catch (error) {
@@ -43,12 +46,17 @@ async function withTraffic(stack: Stack, consoleDir: string) {
   const key = await json<{ id: string; key: string }>(stack.admin('POST', `/accounts/${named.id}/keys`, { name: 'launch pad' }));
   const customer = { key: key.key, keyId: key.id, accountId: named.id };
   for (const prompt of ['a red rocket', 'a blue rocket']) {
-    expect((await postJson(`${stack.url}/v1/images/generations`, { model: IMAGE_MODEL, prompt, user: 'pilot-1' }, customer.key)).status).toBe(200);
+    expect(
+      (await postJson(`${stack.url}/v1/images/generations`, { model: IMAGE_MODEL, prompt, user: 'pilot-1' }, customer.key)).status,
+    ).toBe(200);
   }
   const speech = await fetch(`${stack.url}/v1beta/models/${SPEECH_MODEL}:generateContent`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-goog-api-key': customer.key },
-    body: JSON.stringify({ contents: [{ parts: [{ text: 'Ignition.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } }),
+    body: JSON.stringify({
+      contents: [{ parts: [{ text: 'Ignition.' }] }],
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    }),
   });
   expect(speech.status).toBe(200);
   const browser = await openBrowser();

@@ -30,9 +30,13 @@ test('sign in: a wrong token is refused, the right one opens the overview with c
   const spent = relay.days.reduce((sum, d) => sum + d.charged, 0);
   expect(spent).toBeGreaterThan(0);
   await page.locator('.chart-canvas canvas').first().waitFor();
-  await expect.poll(() => page.getByTestId('period-spend').textContent()).toBe((spent / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await expect
+    .poll(() => page.getByTestId('period-spend').textContent())
+    .toBe((spent / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
   // traffic comes from the api's per-minute buckets once they are flushed
-  await expect.poll(() => page.getByRole('list', { name: 'Requests in the window by kind' }).textContent(), { timeout: 20_000 }).toMatch(/images: 2 requests/);
+  await expect
+    .poll(() => page.getByRole('list', { name: 'Requests in the window by kind' }).textContent(), { timeout: 20_000 })
+    .toMatch(/images: 2 requests/);
   await shot('overview');
 });
 
@@ -53,7 +57,9 @@ test('accounts: search finds the account by a word of its name and by its id', a
 });
 
 test("the account's usage chart shows what its requests were charged", async () => {
-  const usage = await json<{ days: Array<{ model: string; charged: number; units: number }> }>(stack.admin('GET', `/accounts/${customer.accountId}/usage/daily`));
+  const usage = await json<{ days: Array<{ model: string; charged: number; units: number }> }>(
+    stack.admin('GET', `/accounts/${customer.accountId}/usage/daily`),
+  );
   const images = usage.days.find((d) => d.model === IMAGE_MODEL)!;
   expect(images).toMatchObject({ charged: 70_000, units: 2 });
   await page.locator('.chart-canvas canvas').first().waitFor();
@@ -72,7 +78,9 @@ test('money: credit with a note changes the balance and shows in the ledger', as
   await expect.poll(() => page.getByRole('status').filter({ hasText: 'Done' }).textContent()).toContain('balance is now');
   const after = await json<{ balance: number }>(stack.admin('GET', `/accounts/${customer.accountId}`));
   expect(after.balance - before.balance).toBe(12_500_000);
-  await expect.poll(() => page.getByTestId('balance').textContent()).toBe((after.balance / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await expect
+    .poll(() => page.getByTestId('balance').textContent())
+    .toBe((after.balance / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
   await page.getByRole('region', { name: 'Ledger entries, newest first' }).getByText('invoice 42').waitFor();
 });
 
@@ -83,12 +91,21 @@ test("fair share: the account's weight and cap on jobs in flight are set from it
   await page.getByLabel('Weight (share of the capacity against other waiting accounts; default 1)').fill('2.5');
   await page.getByLabel('Most jobs in flight (empty: no cap of its own)').fill('3');
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: weight 2.5, at most 3 jobs in flight.');
-  expect(await json<{ weight: number; maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({ weight: 2.5, maxInFlight: 3 });
+  await expect
+    .poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent())
+    .toBe('Saved: weight 2.5, at most 3 jobs in flight.');
+  expect(await json<{ weight: number; maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({
+    weight: 2.5,
+    maxInFlight: 3,
+  });
   await page.getByLabel('Most jobs in flight (empty: no cap of its own)').fill('');
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent()).toBe('Saved: weight 2.5, no cap on jobs in flight.');
-  expect(await json<{ maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({ maxInFlight: null });
+  await expect
+    .poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).textContent())
+    .toBe('Saved: weight 2.5, no cap on jobs in flight.');
+  expect(await json<{ maxInFlight: number | null }>(stack.admin('GET', `/accounts/${customer.accountId}`))).toMatchObject({
+    maxInFlight: null,
+  });
   // the list shows each account's weight
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Accounts' }).click();
   await page.getByLabel('Search accounts').fill('acme');
@@ -159,10 +176,15 @@ test('channels: each channel with its breaker state; one is taken out of service
   await row('ark').getByText('healthy').waitFor();
   // the setup's images went through the configured image channel, counted over the breaker's
   // window once each call's channel is released (after the answer); the page refreshes every 5 s
-  await expect.poll(async () => Number((await row('ark').locator('td').nth(3).textContent())?.split(',')[0]), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+  await expect
+    .poll(async () => Number((await row('ark').locator('td').nth(3).textContent())?.split(',')[0]), { timeout: 20_000 })
+    .toBeGreaterThanOrEqual(2);
   await page.getByRole('button', { name: 'Disable channel gemini' }).click();
   await row('gemini').getByText('disabled: by an operator').waitFor();
-  expect(await json<{ disabled: boolean; state: string }>(stack.admin('GET', '/channels/gemini'))).toMatchObject({ disabled: true, state: 'disabled' });
+  expect(await json<{ disabled: boolean; state: string }>(stack.admin('GET', '/channels/gemini'))).toMatchObject({
+    disabled: true,
+    state: 'disabled',
+  });
   await shot('channels');
   await page.getByRole('button', { name: 'Enable channel gemini' }).click();
   await row('gemini').getByText('healthy').waitFor();
@@ -172,12 +194,27 @@ test('channels: each channel with its breaker state; one is taken out of service
 test('batches: progress bars, cancel, and the files of the ended batch to download', async () => {
   // every call is held at the upstream until released: the batch is surely running when cancelled
   await stack.fault({ type: 'hold', api: 'images', times: 40 });
-  const input = Array.from({ length: 40 }, (_, i) => JSON.stringify({ custom_id: `rocket-${i}`, method: 'POST', url: '/v1/images/generations', body: { model: IMAGE_MODEL, prompt: `rocket ${i}` } })).join('\n');
+  const input = Array.from({ length: 40 }, (_, i) =>
+    JSON.stringify({
+      custom_id: `rocket-${i}`,
+      method: 'POST',
+      url: '/v1/images/generations',
+      body: { model: IMAGE_MODEL, prompt: `rocket ${i}` },
+    }),
+  ).join('\n');
   const form = new FormData();
   form.set('purpose', 'batch');
   form.set('file', new Blob([input]), 'rockets.jsonl');
-  const file = await json<{ id: string }>(fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${customer.key}` }, body: form }));
-  const batch = await json<{ id: string }>(postJson(`${stack.url}/v1/batches`, { input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' }, customer.key));
+  const file = await json<{ id: string }>(
+    fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${customer.key}` }, body: form }),
+  );
+  const batch = await json<{ id: string }>(
+    postJson(
+      `${stack.url}/v1/batches`,
+      { input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' },
+      customer.key,
+    ),
+  );
   await expect.poll(async () => (await stack.simStats()).holding, { timeout: 30_000 }).toBeGreaterThan(0);
 
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Batches' }).click();
@@ -190,7 +227,9 @@ test('batches: progress bars, cancel, and the files of the ended batch to downlo
   await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' }); // the holds the cancelled lines never used
   await stack.release(); // the lines already at the upstream finish, and are kept
   await row.getByText('cancelled', { exact: true }).waitFor({ timeout: 30_000 });
-  const ended = await json<{ request_counts: { total: number; completed: number; failed: number } }>(stack.admin('GET', `/batches/${batch.id}`));
+  const ended = await json<{ request_counts: { total: number; completed: number; failed: number } }>(
+    stack.admin('GET', `/batches/${batch.id}`),
+  );
   expect(ended.request_counts.completed).toBeGreaterThan(0);
   expect(ended.request_counts.failed).toBeGreaterThan(0); // the lines never started: batch_cancelled
 
@@ -245,8 +284,15 @@ test('playground: an image and audio from the relay with the key pasted in, and 
   expect(sdk).toContain(`baseUrl: '${stack.url}'`);
   await shot('playground-speech');
   // both were real, charged requests
-  const ledger = await json<{ entries: Array<{ type: string; model: string }> }>(stack.admin('GET', `/accounts/${customer.accountId}/usage?limit=5`));
-  expect(ledger.entries.filter((e) => e.type === 'settle').map((e) => e.model).slice(0, 2)).toEqual([SPEECH_MODEL, IMAGE_MODEL]);
+  const ledger = await json<{ entries: Array<{ type: string; model: string }> }>(
+    stack.admin('GET', `/accounts/${customer.accountId}/usage?limit=5`),
+  );
+  expect(
+    ledger.entries
+      .filter((e) => e.type === 'settle')
+      .map((e) => e.model)
+      .slice(0, 2),
+  ).toEqual([SPEECH_MODEL, IMAGE_MODEL]);
 });
 
 test('/docs renders the OpenAPI document from files the relay serves', async () => {
@@ -280,7 +326,11 @@ test('on a phone the pages fit the screen and the navigation is reachable by key
 });
 
 test('a relay without ADMIN_TOKEN says so instead of asking for one', async () => {
-  const bare = await startApi(loadApiConfig({ ...stack.env, PORT: '0', CONSOLE_DIR: consoleDir }), loadCatalog({}), createLogger('api', 'silent'));
+  const bare = await startApi(
+    loadApiConfig({ ...stack.env, PORT: '0', CONSOLE_DIR: consoleDir }),
+    loadCatalog({}),
+    createLogger('api', 'silent'),
+  );
   const { context, page: other } = await browser.context();
   await other.goto(`${bare.url}/console/accounts`);
   await other.getByRole('heading', { name: 'The admin API is off' }).waitFor();

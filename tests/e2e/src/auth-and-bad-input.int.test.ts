@@ -68,9 +68,19 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     ['an unknown charset', JSON.stringify(valid), { 'content-type': 'application/json; charset=klingon' }, 415],
     ['an unknown content encoding', JSON.stringify(valid), { 'content-type': 'application/json', 'content-encoding': 'br2' }, 415],
     ['gzip that is not gzip', 'not gzip at all', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, 400],
-    ['a body over the limit', JSON.stringify({ ...valid, prompt: 'x'.repeat(2 * 1024 * 1024) }), { 'content-type': 'application/json' }, 413],
+    [
+      'a body over the limit',
+      JSON.stringify({ ...valid, prompt: 'x'.repeat(2 * 1024 * 1024) }),
+      { 'content-type': 'application/json' },
+      413,
+    ],
     ['types all wrong', JSON.stringify({ model: { $gt: '' }, prompt: ['a'] }), { 'content-type': 'application/json' }, 400],
-    ['deep nesting', `{"model":"x","prompt":"y","sequential_image_generation_options":${'{"a":'.repeat(500)}1${'}'.repeat(500)}}`, { 'content-type': 'application/json' }, 400],
+    [
+      'deep nesting',
+      `{"model":"x","prompt":"y","sequential_image_generation_options":${'{"a":'.repeat(500)}1${'}'.repeat(500)}}`,
+      { 'content-type': 'application/json' },
+      400,
+    ],
   ])('%s', async (_label, body, headers, status) => {
     await expectOpenAIError(await send(body, headers), status);
   });
@@ -139,7 +149,9 @@ describe('admin API and CLI', () => {
     expect(((await broke.json()) as { error: { type: string } }).error.type).toBe('insufficient_balance');
     expect((await run('credits', 'add', id, '30000', 'first', 'top-up')).code).toBe(0);
     expect((await postJson(endpoint(), { ...valid, user: 'cli-user' }, secret)).status).toBe(200);
-    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user')).out) as { entries: Array<{ type: string }> };
+    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user')).out) as {
+      entries: Array<{ type: string }>;
+    };
     expect(usage.entries.map((e) => e.type)).toEqual(['settle', 'reserve']);
     expect(JSON.parse((await run('usage', id, '--user', 'someone-else')).out)).toEqual({ entries: [], nextCursor: null });
     const shown = JSON.parse((await run('accounts', 'show', id)).out) as { balance: number; spent: number };
@@ -171,7 +183,11 @@ describe('admin API and CLI', () => {
     expect(JSON.parse(corrected.out)).toMatchObject({ balance: 30_000 });
 
     // nothing running: one line that says what to do, no stack trace
-    const nowhere = await run({ RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')), PORT: String(await freePort()), ADMIN_TOKEN: 'x' }, 'accounts', 'list');
+    const nowhere = await run(
+      { RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')), PORT: String(await freePort()), ADMIN_TOKEN: 'x' },
+      'accounts',
+      'list',
+    );
     expect(nowhere.code).toBe(1);
     expect(nowhere.err.trim().split('\n')).toHaveLength(1);
     expect(nowhere.err).toMatch(/^no relay answers at http:\/\/127\.0\.0\.1:\d+ .*npm start.*ADMIN_URL/);

@@ -47,7 +47,17 @@ test('a prompts file in, every image and a manifest out; a line the relay refuse
   const { key } = await stack.newKey();
   const dir = mkdtempSync(join(tmpdir(), 'relay-batch-'));
   writeFileSync(join(dir, 'prompts.txt'), 'a red kite\n\na blue kite\na green kite\n');
-  const { exited } = cli(key, ['run', join(dir, 'prompts.txt'), '--model', 'vendor-gen-4-0-250828', '--n', '2', '--quiet', '--out', join(dir, 'out')]);
+  const { exited } = cli(key, [
+    'run',
+    join(dir, 'prompts.txt'),
+    '--model',
+    'vendor-gen-4-0-250828',
+    '--n',
+    '2',
+    '--quiet',
+    '--out',
+    join(dir, 'out'),
+  ]);
   const { code, err } = await exited;
   expect(code, err).toBe(0);
   const manifest = JSON.parse(readFileSync(join(dir, 'out', 'manifest.json'), 'utf8')) as Manifest;
@@ -59,14 +69,41 @@ test('a prompts file in, every image and a manifest out; a line the relay refuse
 
   // speech, and a text the relay refuses (an unknown voice)
   writeFileSync(join(dir, 'lines.txt'), 'Hello from the batch CLI.\nGoodbye.\n');
-  const speech = cli(key, ['run', join(dir, 'lines.txt'), '--model', 'vendor-2.5-flash-preview-tts', '--voice', 'Nobody', '--quiet', '--out', join(dir, 'speech')]);
+  const speech = cli(key, [
+    'run',
+    join(dir, 'lines.txt'),
+    '--model',
+    'vendor-2.5-flash-preview-tts',
+    '--voice',
+    'Nobody',
+    '--quiet',
+    '--out',
+    join(dir, 'speech'),
+  ]);
   expect((await speech.exited).code).toBe(0);
   const refused = JSON.parse(readFileSync(join(dir, 'speech', 'manifest.json'), 'utf8')) as Manifest;
-  expect(refused.errors).toEqual({ 'line-00001': { status: 400, code: 'INVALID_ARGUMENT', message: expect.stringMatching(/voice/) }, 'line-00002': expect.objectContaining({ status: 400 }) });
-  const voiced = cli(key, ['run', join(dir, 'lines.txt'), '--model', 'vendor-2.5-flash-preview-tts', '--voice', 'Puck', '--quiet', '--out', join(dir, 'voiced')]);
+  expect(refused.errors).toEqual({
+    'line-00001': { status: 400, code: 'INVALID_ARGUMENT', message: expect.stringMatching(/voice/) },
+    'line-00002': expect.objectContaining({ status: 400 }),
+  });
+  const voiced = cli(key, [
+    'run',
+    join(dir, 'lines.txt'),
+    '--model',
+    'vendor-2.5-flash-preview-tts',
+    '--voice',
+    'Puck',
+    '--quiet',
+    '--out',
+    join(dir, 'voiced'),
+  ]);
   expect((await voiced.exited).code).toBe(0);
   const audio = JSON.parse(readFileSync(join(dir, 'voiced', 'manifest.json'), 'utf8')) as Manifest;
-  expect(Object.values(audio.files).flat().map((f) => f.path.endsWith('.wav'))).toEqual([true, true]);
+  expect(
+    Object.values(audio.files)
+      .flat()
+      .map((f) => f.path.endsWith('.wav')),
+  ).toEqual([true, true]);
   checkFiles(join(dir, 'voiced'), audio);
 }, 120_000);
 
@@ -78,7 +115,13 @@ test('killed halfway, resume fetches the rest: every file once, the manifest com
   const out = join(dir, 'out');
   const first = cli(key, ['run', join(dir, 'prompts.txt'), '--model', 'vendor-gen-4-0-250828', '--quiet', '--out', out]);
   // the lines not held finish and are fetched; then the CLI dies
-  await waitFor(() => existsSync(join(out, 'manifest.json')) && Object.keys((JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest).files).length >= 4, 60_000, 'four lines fetched');
+  await waitFor(
+    () =>
+      existsSync(join(out, 'manifest.json')) &&
+      Object.keys((JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as Manifest).files).length >= 4,
+    60_000,
+    'four lines fetched',
+  );
   first.child.kill('SIGKILL');
   await first.exited;
   const { batchId } = JSON.parse(readFileSync(join(out, 'batch.json'), 'utf8')) as { batchId: string };

@@ -17,7 +17,14 @@ test('past its window a batch expires: lines in flight finish and are kept, the 
   const client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, maxRetries: 0 });
   // every call is held: the lines the workers took are in flight when the window closes
   await stack.fault({ type: 'hold', api: 'images', times: 100 });
-  const input = Array.from({ length: 12 }, (_, i) => JSON.stringify({ custom_id: `e${i}`, method: 'POST', url: '/v1/images/generations', body: { model: 'vendor-gen-4-0-250828', prompt: `expire ${i}` } })).join('\n');
+  const input = Array.from({ length: 12 }, (_, i) =>
+    JSON.stringify({
+      custom_id: `e${i}`,
+      method: 'POST',
+      url: '/v1/images/generations',
+      body: { model: 'vendor-gen-4-0-250828', prompt: `expire ${i}` },
+    }),
+  ).join('\n');
   const file = await client.files.create({ file: await toFile(Buffer.from(input), 'expire.jsonl'), purpose: 'batch' });
   const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' });
   expect(created.expires_at! - created.created_at).toBe(2);
@@ -26,13 +33,23 @@ test('past its window a batch expires: lines in flight finish and are kept, the 
   await waitFor(async () => (await client.batches.retrieve(created.id)).request_counts!.failed > 0, 30_000, 'lines taken back at expiry');
   // a line that began just before may reach the upstream later: released as it comes
   let held = 0;
-  const batch = await waitFor(async () => {
-    held += await stack.release();
-    const b = await client.batches.retrieve(created.id);
-    return b.status === 'expired' ? b : undefined;
-  }, 30_000, 'the batch to expire');
+  const batch = await waitFor(
+    async () => {
+      held += await stack.release();
+      const b = await client.batches.retrieve(created.id);
+      return b.status === 'expired' ? b : undefined;
+    },
+    30_000,
+    'the batch to expire',
+  );
   expect(batch.expired_at).toBeGreaterThanOrEqual(batch.expires_at!);
-  const read = async (id: string | null | undefined) => (id ? (await (await client.files.content(id)).text()).trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string; error: { code: string } | null }) : []);
+  const read = async (id: string | null | undefined) =>
+    id
+      ? (await (await client.files.content(id)).text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { custom_id: string; error: { code: string } | null })
+      : [];
   const output = await read(batch.output_file_id);
   const errors = await read(batch.error_file_id);
   expect(output).toHaveLength(held);

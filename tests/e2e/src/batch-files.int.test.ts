@@ -18,13 +18,26 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack?.close());
 
-const line = (i: number) => JSON.stringify({ custom_id: `req-${i}`, method: 'POST', url: '/v1/images/generations', body: { model: 'vendor-gen-4-0-250828', prompt: `lighthouse ${i}` } });
-const jsonl = (n: number, trailingNewline = true) => Array.from({ length: n }, (_, i) => line(i)).join('\n') + (trailingNewline ? '\n' : '');
+const line = (i: number) =>
+  JSON.stringify({
+    custom_id: `req-${i}`,
+    method: 'POST',
+    url: '/v1/images/generations',
+    body: { model: 'vendor-gen-4-0-250828', prompt: `lighthouse ${i}` },
+  });
+const jsonl = (n: number, trailingNewline = true) =>
+  Array.from({ length: n }, (_, i) => line(i)).join('\n') + (trailingNewline ? '\n' : '');
 
 test('upload, retrieve, list, read back and delete a batch input file', async () => {
   const text = jsonl(3);
   const file = await client.files.create({ file: await toFile(Buffer.from(text), 'prompts.jsonl'), purpose: 'batch' });
-  expect(file).toMatchObject({ object: 'file', bytes: Buffer.byteLength(text), filename: 'prompts.jsonl', purpose: 'batch', status: 'processed' });
+  expect(file).toMatchObject({
+    object: 'file',
+    bytes: Buffer.byteLength(text),
+    filename: 'prompts.jsonl',
+    purpose: 'batch',
+    status: 'processed',
+  });
   expect(file.id).toMatch(/^file-[0-9a-f]{24}$/);
   expect(await client.files.retrieve(file.id)).toEqual(file);
   expect(await (await client.files.content(file.id)).text()).toBe(text);
@@ -51,17 +64,25 @@ test("another account's file does not exist for this one", async () => {
 
 test('limits and bad uploads: a clear error, and nothing is kept', async () => {
   const before = await stack.redisFootprint();
-  await expect(client.files.create({ file: await toFile(Buffer.from(jsonl(MAX_LINES + 1)), 'long.jsonl'), purpose: 'batch' })).rejects.toMatchObject({
+  await expect(
+    client.files.create({ file: await toFile(Buffer.from(jsonl(MAX_LINES + 1)), 'long.jsonl'), purpose: 'batch' }),
+  ).rejects.toMatchObject({
     status: 400,
     error: { message: `the file has over ${MAX_LINES} lines, the most a batch may hold`, param: 'file' },
   });
-  await expect(client.files.create({ file: await toFile(Buffer.alloc(MAX_BYTES + 1, 'x'), 'big.jsonl'), purpose: 'batch' })).rejects.toMatchObject({ status: 413 });
+  await expect(
+    client.files.create({ file: await toFile(Buffer.alloc(MAX_BYTES + 1, 'x'), 'big.jsonl'), purpose: 'batch' }),
+  ).rejects.toMatchObject({ status: 413 });
   await expect(client.files.create({ file: await toFile(Buffer.from(jsonl(1)), 'x.jsonl'), purpose: 'fine-tune' })).rejects.toMatchObject({
     status: 400,
     error: { param: 'purpose' },
   });
   const key = (client as unknown as { apiKey: string }).apiKey;
-  const notMultipart = await fetch(`${stack.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+  const notMultipart = await fetch(`${stack.url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
   expect(notMultipart.status).toBe(415);
   const form = new FormData();
   form.set('purpose', 'batch');

@@ -19,7 +19,8 @@ beforeEach(async () => {
 
 const SPEECH_PATH = '/v1beta/models/vendor-2.5-flash-preview-tts:generateContent';
 type Line = { custom_id: string; body: Record<string, unknown> };
-const jsonl = (url: string, lines: Line[]) => lines.map((l) => JSON.stringify({ custom_id: l.custom_id, method: 'POST', url, body: l.body })).join('\n') + '\n';
+const jsonl = (url: string, lines: Line[]) =>
+  lines.map((l) => JSON.stringify({ custom_id: l.custom_id, method: 'POST', url, body: l.body })).join('\n') + '\n';
 
 interface OutputLine {
   id: string;
@@ -39,16 +40,23 @@ async function upload(openai: OpenAI, text: string) {
 
 const ended = (b: Batch) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
 async function until(openai: OpenAI, id: string, done: (b: Batch) => boolean = ended, what = 'the batch to end') {
-  return waitFor(async () => {
-    const batch = await openai.batches.retrieve(id);
-    return done(batch) ? batch : undefined;
-  }, 60_000, what);
+  return waitFor(
+    async () => {
+      const batch = await openai.batches.retrieve(id);
+      return done(batch) ? batch : undefined;
+    },
+    60_000,
+    what,
+  );
 }
 
 async function lines(openai: OpenAI, fileId: string | null | undefined): Promise<OutputLine[]> {
   if (!fileId) return [];
   const text = await (await openai.files.content(fileId)).text();
-  return text.trim().split('\n').map((l) => JSON.parse(l) as OutputLine);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as OutputLine);
 }
 const byId = (list: OutputLine[]) => Object.fromEntries(list.map((l) => [l.custom_id, l]));
 
@@ -60,13 +68,32 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
   const input = jsonl('/v1/images/generations', [
     { custom_id: 'plain-4-0', body: { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse' } },
     { custom_id: 'plain-5-0', body: { model: 'vendor-gen-5-0-260128', prompt: 'a harbour', watermark: false, size: '2K' } },
-    { custom_id: 'set-of-3', body: { model: 'vendor-gen-4-5-251128', prompt: 'a story in 3 images', sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 3 } } },
+    {
+      custom_id: 'set-of-3',
+      body: {
+        model: 'vendor-gen-4-5-251128',
+        prompt: 'a story in 3 images',
+        sequential_image_generation: 'auto',
+        sequential_image_generation_options: { max_images: 3 },
+      },
+    },
     { custom_id: 'breaks-a-rule', body: seeded },
     { custom_id: 'wants-base64', body: inline },
   ]);
   const file = await upload(openai, input);
-  const created = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h', metadata: { project: 'ci' } });
-  expect(created).toMatchObject({ object: 'batch', status: 'in_progress', endpoint: '/v1/images/generations', input_file_id: file.id, metadata: { project: 'ci' } });
+  const created = await openai.batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/images/generations',
+    completion_window: '24h',
+    metadata: { project: 'ci' },
+  });
+  expect(created).toMatchObject({
+    object: 'batch',
+    status: 'in_progress',
+    endpoint: '/v1/images/generations',
+    input_file_id: file.id,
+    metadata: { project: 'ci' },
+  });
   expect(created.request_counts).toEqual({ total: 5, completed: 0, failed: 2 });
   // held at creation: the most the three runnable lines can cost (1 + 1 + 3 images)
   expect((await stack.account(accountId)).reserved).toBe(30_000 + 35_000 + 3 * 40_000);
@@ -90,7 +117,10 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
 
   // the refused lines carry exactly what the synchronous call answers
   const errors = byId(await lines(openai, batch.error_file_id));
-  for (const [customId, body] of [['breaks-a-rule', seeded], ['wants-base64', inline]] as const) {
+  for (const [customId, body] of [
+    ['breaks-a-rule', seeded],
+    ['wants-base64', inline],
+  ] as const) {
     const line = errors[customId]!;
     expect(line.response!.status_code).toBe(400);
     if (customId === 'breaks-a-rule') {
@@ -113,8 +143,12 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
   expect(batch).toMatchObject({ progress: { images: 5, charged, held: 0 } });
 
   // the archive: every file once, and a manifest whose sizes and hashes are the files'
-  const zip = await readZip(await (await fetch(`${stack.url}/v1/batches/${batch.id}/archive`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
-  const manifest = JSON.parse(zip.get('manifest.json')!.toString()) as { files: Record<string, Array<{ path: string; bytes: number; sha256: string; url: string }>> };
+  const zip = await readZip(
+    await (await fetch(`${stack.url}/v1/batches/${batch.id}/archive`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer(),
+  );
+  const manifest = JSON.parse(zip.get('manifest.json')!.toString()) as {
+    files: Record<string, Array<{ path: string; bytes: number; sha256: string; url: string }>>;
+  };
   expect(Object.keys(manifest.files).sort()).toEqual(['plain-4-0', 'plain-5-0', 'set-of-3']);
   expect(manifest.files['set-of-3']).toHaveLength(3);
   for (const files of Object.values(manifest.files)) {
@@ -131,19 +165,32 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
 test('a speech batch: Gemini answers with the audio as a link, charged by the upstream usage', async () => {
   const { openai, accountId } = await client();
   const before = await stack.account(accountId);
-  const speech = (text: string, voiceName = 'Kore') => ({ contents: [{ parts: [{ text }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName } } } } });
-  const file = await upload(openai, jsonl(SPEECH_PATH, [
-    { custom_id: 'hello', body: speech('Say warmly: hello there.') },
-    { custom_id: 'bye', body: speech('Say softly: goodbye, and thank you for all the fish.', 'Puck') },
-    { custom_id: 'no-such-voice', body: speech('Hi', 'Nobody') },
-  ]));
-  const created = await openai.batches.create({ input_file_id: file.id, endpoint: SPEECH_PATH as '/v1/completions', completion_window: '24h' });
+  const speech = (text: string, voiceName = 'Kore') => ({
+    contents: [{ parts: [{ text }] }],
+    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName } } } },
+  });
+  const file = await upload(
+    openai,
+    jsonl(SPEECH_PATH, [
+      { custom_id: 'hello', body: speech('Say warmly: hello there.') },
+      { custom_id: 'bye', body: speech('Say softly: goodbye, and thank you for all the fish.', 'Puck') },
+      { custom_id: 'no-such-voice', body: speech('Hi', 'Nobody') },
+    ]),
+  );
+  const created = await openai.batches.create({
+    input_file_id: file.id,
+    endpoint: SPEECH_PATH as '/v1/completions',
+    completion_window: '24h',
+  });
   const batch = await until(openai, created.id);
   expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
   const output = await lines(openai, batch.output_file_id);
   let charged = 0;
   for (const line of output) {
-    const body = line.response!.body as { candidates: Array<{ content: { parts: Array<{ fileData: { mimeType: string; fileUri: string } }> } }>; usageMetadata: { promptTokenCount: number; candidatesTokenCount: number } };
+    const body = line.response!.body as {
+      candidates: Array<{ content: { parts: Array<{ fileData: { mimeType: string; fileUri: string } }> } }>;
+      usageMetadata: { promptTokenCount: number; candidatesTokenCount: number };
+    };
     const part = body.candidates[0]!.content.parts[0]!.fileData;
     expect(part.mimeType).toBe('audio/wav');
     const wav = Buffer.from(await (await fetch(part.fileUri)).arrayBuffer());
@@ -151,7 +198,10 @@ test('a speech batch: Gemini answers with the audio as a link, charged by the up
     charged += Math.ceil(body.usageMetadata.promptTokenCount / 2) + 10 * body.usageMetadata.candidatesTokenCount;
   }
   const [refused] = await lines(openai, batch.error_file_id);
-  expect(refused).toMatchObject({ custom_id: 'no-such-voice', response: { status_code: 400, body: { error: { status: 'INVALID_ARGUMENT', code: 400 } } } });
+  expect(refused).toMatchObject({
+    custom_id: 'no-such-voice',
+    response: { status_code: 400, body: { error: { status: 'INVALID_ARGUMENT', code: 400 } } },
+  });
   const after = await stack.account(accountId);
   expect(before.balance - after.balance).toBe(charged);
   expect(after.reserved).toBe(0);
@@ -159,8 +209,19 @@ test('a speech batch: Gemini answers with the audio as a link, charged by the up
 
 test('a malformed input fails the batch in validation with line numbers, holding nothing', async () => {
   const { openai, accountId } = await client();
-  const good = JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/images/generations', body: { model: 'vendor-gen-4-0-250828', prompt: 'x' } });
-  const text = [good, 'not json', good, JSON.stringify({ custom_id: 'b', method: 'POST', url: '/v1/chat/completions', body: {} }), JSON.stringify({ method: 'POST', url: '/v1/images/generations', body: {} })].join('\n');
+  const good = JSON.stringify({
+    custom_id: 'a',
+    method: 'POST',
+    url: '/v1/images/generations',
+    body: { model: 'vendor-gen-4-0-250828', prompt: 'x' },
+  });
+  const text = [
+    good,
+    'not json',
+    good,
+    JSON.stringify({ custom_id: 'b', method: 'POST', url: '/v1/chat/completions', body: {} }),
+    JSON.stringify({ method: 'POST', url: '/v1/images/generations', body: {} }),
+  ].join('\n');
   const file = await upload(openai, text);
   const batch = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' });
   expect(batch.status).toBe('failed');
@@ -173,14 +234,26 @@ test('a malformed input fails the batch in validation with line numbers, holding
   ]);
   expect((await stack.account(accountId)).reserved).toBe(0);
   expect((await stack.simStats()).requests.images).toBe(0);
-  await expect(openai.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' })).rejects.toMatchObject({ status: 400, error: { param: 'endpoint' } });
-  await expect(openai.batches.create({ input_file_id: 'file-000000000000000000000000', endpoint: '/v1/images/generations', completion_window: '24h' })).rejects.toMatchObject({ status: 404 });
+  await expect(
+    openai.batches.create({ input_file_id: file.id, endpoint: '/v1/embeddings', completion_window: '24h' }),
+  ).rejects.toMatchObject({ status: 400, error: { param: 'endpoint' } });
+  await expect(
+    openai.batches.create({ input_file_id: 'file-000000000000000000000000', endpoint: '/v1/images/generations', completion_window: '24h' }),
+  ).rejects.toMatchObject({ status: 404 });
 });
 
 test('a batch the balance cannot cover is a 402 in the OpenAI dialect, and leaves nothing behind', async () => {
   const { openai, accountId } = await client(50_000);
-  const file = await upload(openai, jsonl('/v1/images/generations', [0, 1].map((i) => ({ custom_id: `l${i}`, body: { model: 'vendor-gen-4-0-250828', prompt: `p${i}` } }))));
-  await expect(openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' })).rejects.toMatchObject({
+  const file = await upload(
+    openai,
+    jsonl(
+      '/v1/images/generations',
+      [0, 1].map((i) => ({ custom_id: `l${i}`, body: { model: 'vendor-gen-4-0-250828', prompt: `p${i}` } })),
+    ),
+  );
+  await expect(
+    openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' }),
+  ).rejects.toMatchObject({
     status: 402,
     error: { type: 'insufficient_balance' },
   });
@@ -192,14 +265,25 @@ test('cancel: nothing more starts, lines in flight finish and are kept, the rest
   const { openai, accountId } = await client();
   const before = await stack.account(accountId);
   await stack.fault({ type: 'hold', api: 'images', times: 2 });
-  const file = await upload(openai, jsonl('/v1/images/generations', Array.from({ length: 12 }, (_, i) => ({ custom_id: `c${i}`, body: { model: 'vendor-gen-4-0-250828', prompt: `cancel me ${i}` } }))));
+  const file = await upload(
+    openai,
+    jsonl(
+      '/v1/images/generations',
+      Array.from({ length: 12 }, (_, i) => ({ custom_id: `c${i}`, body: { model: 'vendor-gen-4-0-250828', prompt: `cancel me ${i}` } })),
+    ),
+  );
   const created = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' });
   await waitFor(async () => (await stack.simStats()).holding === 2, 30_000, 'two calls held at the upstream');
   const cancelling = await openai.batches.cancel(created.id);
   expect(cancelling.status).toBe('cancelling');
   expect(cancelling.cancelling_at).toBeTypeOf('number');
   // the other lines are taken back while the two held calls still run
-  await until(openai, created.id, (b) => b.request_counts!.failed >= 10 - (b.request_counts!.completed ?? 0), 'the lines not begun to be taken back');
+  await until(
+    openai,
+    created.id,
+    (b) => b.request_counts!.failed >= 10 - (b.request_counts!.completed ?? 0),
+    'the lines not begun to be taken back',
+  );
   await stack.release();
   const batch = await until(openai, created.id);
   expect(batch.status).toBe('cancelled');
@@ -218,9 +302,13 @@ test('cancel: nothing more starts, lines in flight finish and are kept, the rest
 test('list pages newest first; another account sees none of it', async () => {
   const { openai } = await client();
   const { openai: other } = await client();
-  const file = await upload(openai, jsonl('/v1/images/generations', [{ custom_id: 'x', body: { model: 'vendor-gen-4-0-250828', prompt: 'x' } }]));
+  const file = await upload(
+    openai,
+    jsonl('/v1/images/generations', [{ custom_id: 'x', body: { model: 'vendor-gen-4-0-250828', prompt: 'x' } }]),
+  );
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push((await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' })).id);
+  for (let i = 0; i < 3; i++)
+    ids.push((await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/images/generations', completion_window: '24h' })).id);
   const first = await openai.batches.list({ limit: 2 });
   expect(first.data.map((b) => b.id)).toEqual([ids[2], ids[1]]);
   expect(first.has_more).toBe(true);

@@ -9,7 +9,13 @@ export interface SimProcess {
   port: number;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
   clear(): Promise<void>;
-  stats(): Promise<{ requests: { images: number; speech: number }; statuses: Record<string, number>; inflight: number; maxInflight: number; holding: number }>;
+  stats(): Promise<{
+    requests: { images: number; speech: number };
+    statuses: Record<string, number>;
+    inflight: number;
+    maxInflight: number;
+    holding: number;
+  }>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -22,7 +28,11 @@ export async function startSimProcess(env: Record<string, string> = {}): Promise
     url,
     port,
     async fault(fault) {
-      const res = await fetch(`${url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+      const res = await fetch(`${url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(fault),
+      });
       if (!res.ok) throw new Error(`fault refused: ${await res.text()}`);
     },
     async clear() {

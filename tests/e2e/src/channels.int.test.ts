@@ -49,7 +49,14 @@ beforeEach(async () => {
 const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse' };
 const image = () => postJson(`${stack.url}/v1/images/generations`, IMAGE, key);
 const speech = () =>
-  postJson(`${stack.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`, { contents: [{ parts: [{ text: 'Hello there.' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } }, key);
+  postJson(
+    `${stack.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`,
+    {
+      contents: [{ parts: [{ text: 'Hello there.' }] }],
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    },
+    key,
+  );
 
 /** `n` requests, `c` at a time; their statuses. */
 async function load(n: number, c: number, send: () => Promise<Response>) {
@@ -162,9 +169,23 @@ test('the admin API never shows a key, refuses what it cannot honour, and a refu
   await channel('denied', a, 'ark');
   const listed = await (await stack.admin('GET', '/channels')).text();
   expect(listed).not.toContain('sim-key');
-  expect(JSON.parse(listed).channels.find((c: { id: string }) => c.id === 'denied')).toMatchObject({ hasKey: true, source: 'admin', state: 'closed' });
+  expect(JSON.parse(listed).channels.find((c: { id: string }) => c.id === 'denied')).toMatchObject({
+    hasKey: true,
+    source: 'admin',
+    state: 'closed',
+  });
   expect((await stack.admin('POST', '/channels', { id: 'denied', upstream: 'ark', baseUrl: a.url, apiKey: 'k' })).status).toBe(409);
-  expect((await stack.admin('POST', '/channels', { id: 'x', upstream: 'ark', baseUrl: a.url, apiKey: 'k', models: { 'vendor-2.5-flash-preview-tts': 'm' } })).status).toBe(400);
+  expect(
+    (
+      await stack.admin('POST', '/channels', {
+        id: 'x',
+        upstream: 'ark',
+        baseUrl: a.url,
+        apiKey: 'k',
+        models: { 'vendor-2.5-flash-preview-tts': 'm' },
+      })
+    ).status,
+  ).toBe(400);
   expect((await stack.admin('POST', '/channels', { id: 'Bad Id', upstream: 'ark', baseUrl: a.url, apiKey: 'k' })).status).toBe(400);
   expect((await stack.admin('DELETE', '/channels/ark')).status).toBe(409);
   expect((await stack.admin('PATCH', '/channels/ark', { apiKey: 'k' })).status).toBe(400);
@@ -173,7 +194,11 @@ test('the admin API never shows a key, refuses what it cannot honour, and a refu
   const res = await image();
   expect(res.status).toBe(502);
   expect(((await res.json()) as { error: { code: string } }).error.code).toBe('upstream_misconfigured');
-  const view = (await (await stack.admin('GET', '/channels/denied')).json()) as { state: string; disabled: boolean; disabledReason: string };
+  const view = (await (await stack.admin('GET', '/channels/denied')).json()) as {
+    state: string;
+    disabled: boolean;
+    disabledReason: string;
+  };
   expect(view).toMatchObject({ state: 'disabled', disabled: true });
   expect(view.disabledReason).toMatch(/^auth: HTTP 401/);
   await admin(stack, 'PATCH', '/channels/denied', { disabled: false });

@@ -26,7 +26,14 @@ const hasCompose = (() => {
 })();
 if (!hasCompose && process.env.CI) throw new Error('docker-compose is missing: .ci/run installs it');
 
-type Service = { image?: string; environment?: Record<string, string | number | boolean | null>; ports?: Array<string | { target: number; published: string | number }>; healthcheck?: { test: string[] }; volumes?: unknown[]; profiles?: string[] };
+type Service = {
+  image?: string;
+  environment?: Record<string, string | number | boolean | null>;
+  ports?: Array<string | { target: number; published: string | number }>;
+  healthcheck?: { test: string[] };
+  volumes?: unknown[];
+  profiles?: string[];
+};
 type Rendered = { services: Record<string, Service> };
 
 const envExample = readFileSync(join(repoRoot, '.env.example'), 'utf8');
@@ -52,13 +59,20 @@ function render(overrides: Record<string, string> = {}): Rendered {
   });
   writeFileSync(file, lines.join('\n'));
   const profile = overrides.COMPOSE_PROFILES ? ['--profile', overrides.COMPOSE_PROFILES] : [];
-  const yaml = execFileSync('docker-compose', ['--env-file', file, ...profile, '-f', join(repoRoot, 'docker-compose.yml'), 'config'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const yaml = execFileSync('docker-compose', ['--env-file', file, ...profile, '-f', join(repoRoot, 'docker-compose.yml'), 'config'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   return parseYaml(yaml) as Rendered;
 }
 
 /** The environment as a process would see it: every value a string, null (unset) left out. */
 const envOf = (service: Service) =>
-  Object.fromEntries(Object.entries(service.environment ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
+  Object.fromEntries(
+    Object.entries(service.environment ?? {})
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, String(v)]),
+  );
 
 const hostPort = (url: string) => {
   const u = new URL(url);
@@ -101,7 +115,9 @@ describe.skipIf(!hasCompose)('docker-compose.yml rendered from .env.example', ()
     expect(api.ADMIN_TOKEN).toBe('change-me-admin-token');
     loadWorkerConfig(envOf(simulator.services.worker!));
     expect(() => loadApiConfig(envOf(plain.services.api!))).toThrow(ConfigError);
-    expect(() => loadApiConfig(envOf(plain.services.api!))).toThrow(/ADMIN_TOKEN: still the placeholder[\s\S]*S3_SECRET_ACCESS_KEY: still the placeholder/);
+    expect(() => loadApiConfig(envOf(plain.services.api!))).toThrow(
+      /ADMIN_TOKEN: still the placeholder[\s\S]*S3_SECRET_ACCESS_KEY: still the placeholder/,
+    );
     expect(() => loadWorkerConfig(envOf(plain.services.worker!))).toThrow(/S3_SECRET_ACCESS_KEY: still the placeholder/);
 
     const own = render({ ADMIN_TOKEN: 'a'.repeat(32), S3_SECRET_ACCESS_KEY: 'b'.repeat(32) });
@@ -114,7 +130,11 @@ describe.skipIf(!hasCompose)('docker-compose.yml rendered from .env.example', ()
     const listens = (name: string, port: number) => {
       expect(services[name], `no service ${name}`).toBeDefined();
       const own = envOf(services[name]!);
-      const ports: Record<string, number> = { redis: 6379, store: Number(/:(\d+)$/.exec(own.RUSTFS_ADDRESS ?? '')?.[1]), simulator: Number(own.SIM_PORT) };
+      const ports: Record<string, number> = {
+        redis: 6379,
+        store: Number(/:(\d+)$/.exec(own.RUSTFS_ADDRESS ?? '')?.[1]),
+        simulator: Number(own.SIM_PORT),
+      };
       expect(ports[name], `${name} listens on`).toBe(port);
     };
     for (const app of ['api', 'worker']) {
@@ -142,7 +162,13 @@ describe.skipIf(!hasCompose)('docker-compose.yml rendered from .env.example', ()
   });
 
   test('healthchecks and published ports follow PORT and METRICS_PORT', () => {
-    const moved = render({ PORT: '9090', METRICS_PORT: '9999', RELAY_PORT: '18080', ADMIN_TOKEN: 'x'.repeat(32), S3_SECRET_ACCESS_KEY: 'y'.repeat(32) });
+    const moved = render({
+      PORT: '9090',
+      METRICS_PORT: '9999',
+      RELAY_PORT: '18080',
+      ADMIN_TOKEN: 'x'.repeat(32),
+      S3_SECRET_ACCESS_KEY: 'y'.repeat(32),
+    });
     for (const rendered of [plain, moved]) {
       const api = envOf(rendered.services.api!);
       const worker = envOf(rendered.services.worker!);
@@ -182,7 +208,8 @@ test('the Dockerfile copies every workspace manifest, so npm ci in the image see
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
   for (const group of ['apps', 'packages', 'tests']) {
     for (const name of readdirSync(join(repoRoot, group))) {
-      if (existsSync(join(repoRoot, group, name, 'package.json'))) expect(dockerfile).toContain(`COPY ${group}/${name}/package.json ${group}/${name}/`);
+      if (existsSync(join(repoRoot, group, name, 'package.json')))
+        expect(dockerfile).toContain(`COPY ${group}/${name}/package.json ${group}/${name}/`);
     }
   }
   expect(dockerfile).toContain('COPY bench/package.json bench/');

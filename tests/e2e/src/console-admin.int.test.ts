@@ -12,10 +12,16 @@ beforeAll(async () => {
   // a stand-in build: these tests are about serving it (the browser test builds the real one)
   consoleDir = mkdtempSync(join(tmpdir(), 'relay-console-'));
   mkdirSync(join(consoleDir, 'assets'));
-  writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title><script type="module" src="/console/assets/app-ABC.js"></script>');
+  writeFileSync(
+    join(consoleDir, 'index.html'),
+    '<!doctype html><title>console</title><script type="module" src="/console/assets/app-ABC.js"></script>',
+  );
   writeFileSync(join(consoleDir, 'assets/app-ABC.js'), 'console.log("hi")');
   // one upstream image call at a time: a held call keeps the next job waiting in the schedule
-  stack = await startStack({ api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '100' }, worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' } });
+  stack = await startStack({
+    api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '100' },
+    worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' },
+  });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -60,7 +66,8 @@ test('accounts: listed newest first in pages, searched by words of the name or t
   expect(names((await get<Listed>('/accounts?q=ZET')).body).sort()).toEqual(['Omega Zeta-Rays', 'Zeta Widgets', 'zeta labs']);
   expect(names((await get<Listed>('/accounts?q=rays%20omeg')).body)).toEqual(['Omega Zeta-Rays']);
   expect(names((await get<Listed>(`/accounts?q=${made[3]!.slice(0, 10)}`)).body)).toContain('Unrelated');
-  for (const q of ['nothing-like-it', 'constructor', '__proto__', '%5B', '*']) expect((await get<Listed>(`/accounts?q=${q}`)).body.accounts).toEqual([]);
+  for (const q of ['nothing-like-it', 'constructor', '__proto__', '%5B', '*'])
+    expect((await get<Listed>(`/accounts?q=${q}`)).body.accounts).toEqual([]);
   expect((await get('/accounts?limit=0')).status).toBe(400);
   expect((await get('/accounts?cursor=abc')).status).toBe(400);
   expect((await get('/accounts?q=a&extra=1')).status).toBe(400);
@@ -81,13 +88,17 @@ test('accounts made before the index existed are added to it once, at start', as
 
 test('usage: daily aggregates per account and relay, the ledger by key, keys last used, traffic per minute', async () => {
   const { key, keyId, accountId } = await stack.newKey();
-  const other = ((await (await stack.admin('POST', `/accounts/${accountId}/keys`, { name: 'other' })).json()) as { id: string; key: string });
+  const other = (await (await stack.admin('POST', `/accounts/${accountId}/keys`, { name: 'other' })).json()) as { id: string; key: string };
   for (const secret of [key, other.key]) {
-    expect((await postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: 'a kite' }, secret)).status).toBe(200);
+    expect(
+      (await postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: 'a kite' }, secret)).status,
+    ).toBe(200);
   }
   expect((await postJson(`${stack.url}/v1/images/generations`, { model: 'nope', prompt: 'x' }, key)).status).toBe(400);
 
-  const daily = await get<{ days: Array<{ model: string; charged: number; units: number; jobs: number }> }>(`/accounts/${accountId}/usage/daily?days=1`);
+  const daily = await get<{ days: Array<{ model: string; charged: number; units: number; jobs: number }> }>(
+    `/accounts/${accountId}/usage/daily?days=1`,
+  );
   expect(daily.body.days).toEqual([expect.objectContaining({ model: 'vendor-gen-4-0-250828', charged: 60_000, units: 2, jobs: 2 })]);
   const relay = await get<{ days: Array<{ model: string; charged: number }> }>('/usage/daily?days=7');
   expect(relay.body.days.find((d) => d.model === 'vendor-gen-4-0-250828')!.charged).toBeGreaterThanOrEqual(60_000);
@@ -107,7 +118,10 @@ test('usage: daily aggregates per account and relay, the ledger by key, keys las
   expect(keys.body.keys.map((k) => k.id)).toContain(keyId);
 
   // every api process adds up its minute in memory and flushes it (STATS_FLUSH_MS): wait for the flush
-  type Traffic = { minutes: Array<{ requests: number; clientErrors: number; serverErrors: number; avgMs: number; p95Ms: number }>; byGroup: Array<{ group: string; requests: number; errors: number }> };
+  type Traffic = {
+    minutes: Array<{ requests: number; clientErrors: number; serverErrors: number; avgMs: number; p95Ms: number }>;
+    byGroup: Array<{ group: string; requests: number; errors: number }>;
+  };
   const traffic = await waitFor(async () => {
     const t = (await get<Traffic>('/stats/traffic?hours=1')).body;
     return t.byGroup.find((g) => g.group === 'images')!.requests >= 3 ? t : undefined;
@@ -125,23 +139,39 @@ test('the schedule: pending jobs per lane and account, running per account', asy
   expect((await postJson(`${stack.url}/v1/images/generations`, image, key, { Prefer: 'respond-async' })).status).toBe(202);
   await waitFor(async () => (await stack.simStats()).holding === 1, 20_000, 'the first call held');
   expect((await postJson(`${stack.url}/v1/images/generations`, image, key, { Prefer: 'respond-async' })).status).toBe(202);
-  type Schedule = { queues: Array<{ name: string; lanes: Array<{ lane: string; jobs: number; cost: number; accounts: Array<{ accountId: string; jobs: number }> }>; running: Array<{ accountId: string; jobs: number }>; dispatching: number }> };
+  type Schedule = {
+    queues: Array<{
+      name: string;
+      lanes: Array<{ lane: string; jobs: number; cost: number; accounts: Array<{ accountId: string; jobs: number }> }>;
+      running: Array<{ accountId: string; jobs: number }>;
+      dispatching: number;
+    }>;
+  };
   const images = (await get<Schedule>('/schedule')).body.queues.find((q) => q.name === 'images')!;
   expect(images.lanes.map((l) => l.lane)).toEqual(['interactive', 'async', 'batch']);
   expect(images.lanes[1]).toEqual({ lane: 'async', jobs: 1, cost: 1, accounts: [{ accountId, jobs: 1, cost: 1 }] });
   expect(images.running).toEqual([{ accountId, jobs: 1, cost: 1 }]);
   expect(await stack.release()).toBe(1);
-  await waitFor(async () => (await get<Schedule>('/schedule')).body.queues.find((q) => q.name === 'images')!.running.length === 0 || undefined, 20_000, 'both jobs done');
+  await waitFor(
+    async () => (await get<Schedule>('/schedule')).body.queues.find((q) => q.name === 'images')!.running.length === 0 || undefined,
+    20_000,
+    'both jobs done',
+  );
 });
 
 test('queue counts and the catalog', async () => {
-  type Queues = { queues: Array<{ name: string; queue: string; counts: Record<string, number>; recentFailures: unknown[] }>; dashboard: string };
+  type Queues = {
+    queues: Array<{ name: string; queue: string; counts: Record<string, number>; recentFailures: unknown[] }>;
+    dashboard: string;
+  };
   const queues = (await get<Queues>('/stats/queues')).body;
   expect(queues.dashboard).toBe('/admin/queues');
   expect(queues.queues.map((q) => q.name).sort()).toEqual(['images', 'speech']);
   expect(Object.keys(queues.queues[0]!.counts).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting']);
   expect(queues.queues.find((q) => q.name === 'images')!.counts.completed).toBeGreaterThanOrEqual(1);
-  const catalog = (await get<{ imageModels: Array<{ id: string; price: number }>; speechModels: Array<{ id: string; voices: string[] }> }>('/catalog')).body;
+  const catalog = (
+    await get<{ imageModels: Array<{ id: string; price: number }>; speechModels: Array<{ id: string; voices: string[] }> }>('/catalog')
+  ).body;
   expect(catalog.imageModels.find((m) => m.id === 'vendor-gen-4-0-250828')!.price).toBe(30_000);
   expect(catalog.speechModels[0]!.voices).toContain('Kore');
 });

@@ -19,7 +19,12 @@ async function waitingRequests() {
 }
 
 const send = (key: string, prefer?: string) =>
-  postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: 'a tide' }, key, prefer ? { Prefer: prefer } : {});
+  postJson(
+    `${stack.url}/v1/images/generations`,
+    { model: 'vendor-gen-4-0-250828', prompt: 'a tide' },
+    key,
+    prefer ? { Prefer: prefer } : {},
+  );
 
 test("a synchronous caller is judged by its own place in the schedule, not by other accounts' backlogs", async () => {
   const [bulk, waiting, newcomer] = await Promise.all([stack.newKey(), stack.newKey(), stack.newKey()]);

@@ -100,7 +100,11 @@ describe('Redis holds no more than a request is entitled to', () => {
   test('an 8 MB image URL is refused and leaves nothing behind', async () => {
     const before = await stack.redisFootprint();
     for (let i = 0; i < 3; i++) {
-      const res = await images({ model: 'vendor-gen-4-0-250828', prompt: 'x', image: `https://example.com/${'a'.repeat(8 * 1024 * 1024)}` });
+      const res = await images({
+        model: 'vendor-gen-4-0-250828',
+        prompt: 'x',
+        image: `https://example.com/${'a'.repeat(8 * 1024 * 1024)}`,
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: { param: 'image', message: expect.stringMatching(/at most 4096 characters/) } });
     }
@@ -110,9 +114,15 @@ describe('Redis holds no more than a request is entitled to', () => {
   });
 
   test('half a megabyte of imageConfig is accepted but never queued', async () => {
-    const res = await speech(TTS, { ...SPEECH, generationConfig: { ...SPEECH.generationConfig, imageConfig: { junk: 'x'.repeat(500 * 1024) } } });
+    const res = await speech(TTS, {
+      ...SPEECH,
+      generationConfig: { ...SPEECH.generationConfig, imageConfig: { junk: 'x'.repeat(500 * 1024) } },
+    });
     expect(res.status).toBe(200);
-    const queue = new Queue('speech', { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) });
+    const queue = new Queue('speech', {
+      connection: redisConnectionOptions(stack.redis.url, 'patient'),
+      prefix: bullPrefix(stack.env.REDIS_PREFIX!),
+    });
     try {
       const [job] = await queue.getJobs(['completed'], 0, 0);
       expect(job!.data.request.generationConfig).not.toHaveProperty('imageConfig');

@@ -32,7 +32,8 @@ test('n: 3 is three upstream calls in one job: three stored images, reserved and
   expect(res.status).toBe(200);
   expect(indexes(answer)).toEqual([0, 1, 2]);
   expect(new Set(answer.data.map((d) => parseFileId(d.url.split('/files/')[1]!)!.jobId)).size).toBe(1);
-  for (const entry of answer.data) expect(imageDimensions(Buffer.from(await (await fetch(entry.url)).arrayBuffer()))).toEqual({ width: 2048, height: 2048 });
+  for (const entry of answer.data)
+    expect(imageDimensions(Buffer.from(await (await fetch(entry.url)).arrayBuffer()))).toEqual({ width: 2048, height: 2048 });
   expect((await stack.simStats()).requests.images).toBe(3);
   const { ledger } = await stack.account(accountId);
   expect(ledger.find((e) => e.type === 'reserve')).toMatchObject({ amount: -3 * PRICE_4_0, units: '3 images' });

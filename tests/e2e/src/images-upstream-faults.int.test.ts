@@ -79,7 +79,7 @@ test('moderation: 400 with the upstream code, and no retry', async () => {
   expect((await simStats()).requests.images).toBe(1);
 });
 
-test('a refused relay key upstream is the operator\'s problem: 502, not the client\'s 401', async () => {
+test("a refused relay key upstream is the operator's problem: 502, not the client's 401", async () => {
   await stack.fault({ type: 'error', api: 'images', status: 401, code: 'AuthenticationError' });
   const res = await generate();
   expect(res.status).toBe(502);
@@ -97,10 +97,14 @@ test("the relay link still serves the file after the upstream's link has expired
   const res = await generate();
   const { data } = (await res.json()) as { data: Array<{ url: string }> };
   const jobId = parseFileId(data[0]!.url.split('/files/')[1]!)!.jobId;
-  const queue = new Queue('images', { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) });
+  const queue = new Queue('images', {
+    connection: redisConnectionOptions(stack.redis.url, 'patient'),
+    prefix: bullPrefix(stack.env.REDIS_PREFIX!),
+  });
   const job = await queue.getJob(jobId);
   await queue.close();
-  const upstreamUrl = (job!.progress as { generations: Record<string, { answer: { data: Array<{ url: string }> } }> }).generations[0]!.answer.data[0]!.url;
+  const upstreamUrl = (job!.progress as { generations: Record<string, { answer: { data: Array<{ url: string }> } }> }).generations[0]!
+    .answer.data[0]!.url;
   const before = await fetch(data[0]!.url);
   const bytes = Buffer.from(await before.arrayBuffer());
 

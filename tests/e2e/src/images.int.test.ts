@@ -80,7 +80,9 @@ test('once retention deleted a file its relay link answers 404, in the OpenAI di
   const { data } = (await res.json()) as ImagesBody;
   expect((await fetch(data[0]!.url, { redirect: 'manual' })).status).toBe(302);
   // the sweep as it runs RETENTION_DAYS later (this stack's bucket is its own)
-  expect(await sweepPrefix(createBlobStore({ ...stack.s3.env, S3_FORCE_PATH_STYLE: true }), 'files/', new Date(Date.now() + 60_000))).toBeGreaterThan(0);
+  expect(
+    await sweepPrefix(createBlobStore({ ...stack.s3.env, S3_FORCE_PATH_STYLE: true }), 'files/', new Date(Date.now() + 60_000)),
+  ).toBeGreaterThan(0);
   const gone = await fetch(data[0]!.url, { redirect: 'manual' });
   expect(gone.status).toBe(404);
   expect(((await gone.json()) as { error: { message: string } }).error.message).toMatch(/retention period/);
@@ -121,7 +123,10 @@ test('base64 inputs go to the store first: the job in Redis holds a key, never t
   expect(answer.data[0]!.size).toBe('640x480');
 
   const jobId = parseFileId(answer.data[0]!.url.split('/files/')[1]!)!.jobId;
-  const queue = new Queue('images', { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) });
+  const queue = new Queue('images', {
+    connection: redisConnectionOptions(stack.redis.url, 'patient'),
+    prefix: bullPrefix(stack.env.REDIS_PREFIX!),
+  });
   try {
     const job = await queue.getJob(jobId);
     const raw = JSON.stringify(job!.data);

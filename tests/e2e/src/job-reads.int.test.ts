@@ -21,16 +21,22 @@ async function finishedJob(key: string) {
   const accepted = await postJson(`${stack.url}/v1/images/generations`, SET, key, { Prefer: 'respond-async' });
   expect(accepted.status).toBe(202);
   const { id } = (await accepted.json()) as { id: string };
-  const first = await waitFor(async () => {
-    const res = await read(id, key);
-    return res.status === 200 ? res : undefined;
-  }, 30_000, 'the job');
+  const first = await waitFor(
+    async () => {
+      const res = await read(id, key);
+      return res.status === 200 ? res : undefined;
+    },
+    30_000,
+    'the job',
+  );
   return { id, first: await first.text() };
 }
 
 test('a key limited to 1 request a minute may read 10 times a minute, in a bucket of its own', async () => {
   const { key } = await stack.newKey({ rateLimitPerMinute: 1 });
-  const accepted = await postJson(`${stack.url}/v1/images/generations`, { ...SET, response_format: 'url' }, key, { Prefer: 'respond-async' });
+  const accepted = await postJson(`${stack.url}/v1/images/generations`, { ...SET, response_format: 'url' }, key, {
+    Prefer: 'respond-async',
+  });
   expect(accepted.status).toBe(202);
   const { id } = (await accepted.json()) as { id: string };
   // the request bucket is spent; reads still go through
@@ -41,7 +47,9 @@ test('a key limited to 1 request a minute may read 10 times a minute, in a bucke
   const limited = await read(id, key);
   expect(limited.status).toBe(429);
   expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-  expect(await limited.json()).toMatchObject({ error: { type: 'rate_limit_error', message: expect.stringMatching(/10 reads per minute/) } });
+  expect(await limited.json()).toMatchObject({
+    error: { type: 'rate_limit_error', message: expect.stringMatching(/10 reads per minute/) },
+  });
 });
 
 test('a finished b64_json answer is built once: later reads need neither the store nor a rebuild', async () => {

@@ -15,7 +15,10 @@ const bearer = () => ({ authorization: `Bearer ${key}` });
 const goog = () => ({ 'x-goog-api-key': key });
 
 test('GET /v1/models: OpenAI shape for a Bearer caller, Gemini shape for a Google credential', async () => {
-  const openai = (await (await get('/v1/models', bearer())).json()) as { object: string; data: Array<{ id: string; object: string; created: number }> };
+  const openai = (await (await get('/v1/models', bearer())).json()) as {
+    object: string;
+    data: Array<{ id: string; object: string; created: number }>;
+  };
   expect(openai.object).toBe('list');
   expect(openai.data.map((m) => m.id)).toEqual(expect.arrayContaining(['vendor-gen-3-0-t2i-250415', SPEECH]));
   expect(openai.data.find((m) => m.id === 'vendor-gen-3-0-t2i-250415')).toEqual({
@@ -25,21 +28,35 @@ test('GET /v1/models: OpenAI shape for a Bearer caller, Gemini shape for a Googl
     owned_by: 'relay',
   });
 
-  for (const [path, headers] of [['/v1/models', goog()], [`/v1/models?key=${key}`, {}], ['/v1beta/models', bearer()], ['/v1alpha/models', goog()]] as const) {
+  for (const [path, headers] of [
+    ['/v1/models', goog()],
+    [`/v1/models?key=${key}`, {}],
+    ['/v1beta/models', bearer()],
+    ['/v1alpha/models', goog()],
+  ] as const) {
     const res = await get(path, headers);
     expect(res.status, path).toBe(200);
-    expect(await res.json()).toEqual({ models: [expect.objectContaining({ name: `models/${SPEECH}`, supportedGenerationMethods: expect.any(Array) })] });
+    expect(await res.json()).toEqual({
+      models: [expect.objectContaining({ name: `models/${SPEECH}`, supportedGenerationMethods: expect.any(Array) })],
+    });
   }
 });
 
 test('GET /v1/models/{id}: each dialect finds its models and answers 404 in its own shape', async () => {
-  expect(await (await get('/v1/models/vendor-gen-5-0-260128', bearer())).json()).toMatchObject({ id: 'vendor-gen-5-0-260128', object: 'model' });
+  expect(await (await get('/v1/models/vendor-gen-5-0-260128', bearer())).json()).toMatchObject({
+    id: 'vendor-gen-5-0-260128',
+    object: 'model',
+  });
   expect(await (await get(`/v1/models/${SPEECH}`, goog())).json()).toMatchObject({ name: `models/${SPEECH}`, outputTokenLimit: 16384 });
 
   const openai404 = await get('/v1/models/constructor', bearer());
   expect(openai404.status).toBe(404);
   expect(await openai404.json()).toMatchObject({ error: { type: 'not_found_error', param: 'model' } });
-  for (const [path, headers] of [['/v1/models/vendor-gen-5-0-260128', goog()], ['/v1beta/models/toString', goog()], ['/v1alpha/models/nope', bearer()]] as const) {
+  for (const [path, headers] of [
+    ['/v1/models/vendor-gen-5-0-260128', goog()],
+    ['/v1beta/models/toString', goog()],
+    ['/v1alpha/models/nope', bearer()],
+  ] as const) {
     const res = await get(path, headers);
     expect(res.status, path).toBe(404);
     expect(await res.json(), path).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
@@ -47,7 +64,11 @@ test('GET /v1/models/{id}: each dialect finds its models and answers 404 in its 
 });
 
 test('an unknown route under a Google path is a 404 in Google shape; under /v1 the credential decides', async () => {
-  for (const [path, headers] of [['/v1beta/files', goog()], ['/v1alpha/anything', {}], ['/v1/cachedContents', goog()]] as const) {
+  for (const [path, headers] of [
+    ['/v1beta/files', goog()],
+    ['/v1alpha/anything', {}],
+    ['/v1/cachedContents', goog()],
+  ] as const) {
     const res = await get(path, headers);
     expect(res.status, path).toBe(404);
     expect(await res.json(), path).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
@@ -61,8 +82,16 @@ test('an unknown route under a Google path is a 404 in Google shape; under /v1 t
 test(':countTokens counts characters under every version, free, and refuses bad bodies in Google shape', async () => {
   const text = 'Hello there, general Kenobi.';
   for (const version of ['v1', 'v1beta', 'v1alpha']) {
-    const res = await postJson(`${stack.url}/${version}/models/${SPEECH}:countTokens`, { contents: [{ parts: [{ text }] }] }, undefined, goog());
-    expect(await res.json(), version).toEqual({ totalTokens: text.length, promptTokensDetails: [{ modality: 'TEXT', tokenCount: text.length }] });
+    const res = await postJson(
+      `${stack.url}/${version}/models/${SPEECH}:countTokens`,
+      { contents: [{ parts: [{ text }] }] },
+      undefined,
+      goog(),
+    );
+    expect(await res.json(), version).toEqual({
+      totalTokens: text.length,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: text.length }],
+    });
   }
   const whole = await postJson(
     `${stack.url}/v1beta/models/${SPEECH}:countTokens`,

@@ -108,7 +108,11 @@ test('speech without the money for its worst case: 402 in the Google dialect', a
   });
   expect(res.status).toBe(402);
   expect(await res.json()).toMatchObject({
-    error: { code: 402, status: 'FAILED_PRECONDITION', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INSUFFICIENT_BALANCE' }] },
+    error: {
+      code: 402,
+      status: 'FAILED_PRECONDITION',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'INSUFFICIENT_BALANCE' }],
+    },
   });
 });
 
@@ -160,6 +164,8 @@ describe('per-key rate limit', () => {
     const res = await call();
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(50);
-    expect(await res.json()).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo' }] } });
+    expect(await res.json()).toMatchObject({
+      error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo' }] },
+    });
   });
 });

@@ -37,7 +37,15 @@ async function launch(env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/embedded/src/main.ts'], {
     cwd: repoRoot,
     // a prefix of its own: the shared Redis may hold what earlier runs (or a developer's npm start) left
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', REDIS_URL: redis.url, REDIS_PREFIX: `start-${randomUUID().slice(0, 8)}`, RELAY_DATA_DIR: dataDir, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: `start-${randomUUID().slice(0, 8)}`,
+      RELAY_DATA_DIR: dataDir,
+      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -88,7 +96,12 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   const storeUrl = `http://127.0.0.1:${run.ports.EMBEDDED_S3_PORT}`;
   expect((await fetch(`${storeUrl}/relay?list-type=2`)).status).toBe(403);
   expect((await fetch(`${storeUrl}/relay/files/planted.jpeg`, { method: 'PUT', body: 'not an image' })).status).toBe(403);
-  const publicKey = new S3Client({ endpoint: storeUrl, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const publicKey = new S3Client({
+    endpoint: storeUrl,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await expect(publicKey.send(new ListObjectsCommand({ Bucket: 'relay' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
   // while the relay itself stores and serves files
   const demo = JSON.parse(readFileSync(join(run.dataDir, 'demo-key.json'), 'utf8')) as { key: string };

@@ -51,7 +51,9 @@ test('every route of the app is in the document, and nothing else', async () => 
 
 test('the schemas come from the code: the model enum and a field rule are there', async () => {
   const document = (await (await fetch(`${stack.url}/openapi.json`)).json()) as {
-    components: { schemas: { ImageRequest: { properties: Record<string, { enum?: string[]; maximum?: number }>; additionalProperties: boolean } } };
+    components: {
+      schemas: { ImageRequest: { properties: Record<string, { enum?: string[]; maximum?: number }>; additionalProperties: boolean } };
+    };
   };
   const request = document.components.schemas.ImageRequest;
   expect(request.properties.model!.enum).toContain('vendor-gen-5-0-260128');
@@ -65,7 +67,9 @@ test('/docs is a reference page whose every file the relay serves itself (no CDN
   const html = await res.text();
   expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
   const assets = [...html.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-  expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/init.js']));
+  expect(assets).toEqual(
+    expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/init.js']),
+  );
   for (const asset of assets) expect((await fetch(`${stack.url}${asset}`)).status).toBe(200);
   expect(await (await fetch(`${stack.url}/docs/assets/init.js`)).text()).toContain("url: '/openapi.json'");
   expect((await fetch(`${stack.url}/docs/assets/nothing-here.js`)).status).toBe(404);

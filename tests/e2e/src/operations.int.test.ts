@@ -29,7 +29,9 @@ test('the worker exposes jobs, upstream calls, retries, bytes and money on its o
   expect(metric(text, 'relay_upstream_calls_total', { upstream: 'ark', status: '500' })).toMatch(/ 1$/);
   expect(metric(text, 'relay_upstream_calls_total', { upstream: 'ark', status: '200' })).toMatch(/ 1$/);
   expect(metric(text, 'relay_job_retries_total', { queue: 'images' })).toMatch(/ 1$/);
-  expect(metric(text, 'relay_job_duration_seconds_count', { queue: 'images', model: 'vendor-gen-4-0-250828', outcome: 'completed' })).toMatch(/ 1$/);
+  expect(
+    metric(text, 'relay_job_duration_seconds_count', { queue: 'images', model: 'vendor-gen-4-0-250828', outcome: 'completed' }),
+  ).toMatch(/ 1$/);
   expect(metric(text, 'relay_charged_micro_units_total', { model: 'vendor-gen-4-0-250828' })).toMatch(/ 30000$/);
   expect(Number(metric(text, 'relay_bytes_stored_total', { queue: 'images' })?.split(' ').pop())).toBeGreaterThan(10_000);
   expect((await fetch(`${base}/healthz`)).status).toBe(200);

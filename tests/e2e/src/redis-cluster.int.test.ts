@@ -41,7 +41,10 @@ describe('on Redis Cluster', () => {
 
   test('async jobs, idempotent replays, the rate limit and an empty balance answer as on one server', async () => {
     const { key } = await stack.newKey();
-    const accepted = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'respond-async', 'Idempotency-Key': 'cluster-1' });
+    const accepted = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, {
+      Prefer: 'respond-async',
+      'Idempotency-Key': 'cluster-1',
+    });
     expect(accepted.status).toBe(202);
     const job = (await accepted.json()) as { id: string };
     let answer: Response;

@@ -30,7 +30,11 @@ function speak(body: unknown, auth: Record<string, string> | 'query' = { 'x-goog
 }
 
 interface GeminiAnswer {
-  candidates: Array<{ content: { role: string; parts: Array<{ inlineData: { mimeType: string; data: string } }> }; finishReason: string; index: number }>;
+  candidates: Array<{
+    content: { role: string; parts: Array<{ inlineData: { mimeType: string; data: string } }> };
+    finishReason: string;
+    index: number;
+  }>;
   usageMetadata: {
     promptTokenCount: number;
     candidatesTokenCount: number;
@@ -42,7 +46,8 @@ interface GeminiAnswer {
   responseId: string;
 }
 
-const simStats = async () => (await (await fetch(`${stack.sim.url}/_sim/stats`)).json()) as { requests: { speech: number }; statuses: Record<string, number> };
+const simStats = async () =>
+  (await (await fetch(`${stack.sim.url}/_sim/stats`)).json()) as { requests: { speech: number }; statuses: Record<string, number> };
 
 describe('each credential style', () => {
   test.each<[string, Record<string, string> | 'query']>([
@@ -121,7 +126,9 @@ test('500 until the retries run out: 502 in the Google dialect', async () => {
   const res = await speak(speechBody());
   expect(res.status).toBe(502);
   expect(res.headers.get('x-should-retry')).toBe('false');
-  expect(await res.json()).toMatchObject({ error: { code: 502, status: 'UNAVAILABLE', message: expect.stringMatching(/after 3 of 3 attempts/) } });
+  expect(await res.json()).toMatchObject({
+    error: { code: 502, status: 'UNAVAILABLE', message: expect.stringMatching(/after 3 of 3 attempts/) },
+  });
   expect((await simStats()).requests.speech).toBe(3);
   await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' });
 });

@@ -3,7 +3,17 @@ import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
 import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
-import { spawnApp, spawnRedisServer, startRedis, startRedisCluster, startS3, uniqueName, type AppProcess, type RedisHandle, type S3Handle } from '@relay/testkit';
+import {
+  spawnApp,
+  spawnRedisServer,
+  startRedis,
+  startRedisCluster,
+  startS3,
+  uniqueName,
+  type AppProcess,
+  type RedisHandle,
+  type S3Handle,
+} from '@relay/testkit';
 
 type Env = Record<string, string>;
 
@@ -85,7 +95,11 @@ async function clusterSeededAwayFrom(prefix: string) {
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = options.cluster ? `{${uniqueName('relay')}}` : uniqueName('relay');
-  const redis = options.cluster ? await clusterSeededAwayFrom(prefix) : options.ownRedis ? await spawnRedisServer({ appendonly: true }) : await startRedis();
+  const redis = options.cluster
+    ? await clusterSeededAwayFrom(prefix)
+    : options.ownRedis
+      ? await spawnRedisServer({ appendonly: true })
+      : await startRedis();
   const s3 = await startS3({ own: options.ownS3 });
   const sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', LOG_LEVEL: 'silent', ...options.simulator }));
   const adminToken = uniqueName('admin');
@@ -131,7 +145,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async newKey({ balance = 1_000_000_000_000, rateLimitPerMinute }: { balance?: number; rateLimitPerMinute?: number } = {}) {
       const account = (await (await admin('POST', '/accounts', { name: 'test' })).json()) as { id: string };
       if (balance > 0) await admin('POST', `/accounts/${account.id}/credits`, { amount: balance, note: 'test funds' });
-      const key = (await (await admin('POST', `/accounts/${account.id}/keys`, { name: 'test key', rateLimitPerMinute })).json()) as { id: string; key: string };
+      const key = (await (await admin('POST', `/accounts/${account.id}/keys`, { name: 'test key', rateLimitPerMinute })).json()) as {
+        id: string;
+        key: string;
+      };
       return { key: key.key, keyId: key.id, accountId: account.id };
     },
     async account(accountId: string) {
@@ -140,7 +157,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       return { balance: account.balance, reserved: account.reserved, spent: account.spent, ledger: usage.entries };
     },
     async fault(fault) {
-      const res = await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+      const res = await fetch(`${sim.url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(fault),
+      });
       if (!res.ok) throw new Error(`fault rejected: ${await res.text()}`);
     },
     async release() {
@@ -150,7 +171,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
       try {
         for (const pattern of [`${env.REDIS_PREFIX}:chh:*`, `${env.REDIS_PREFIX}:chw:*`]) {
-          for await (const keys of client.scanStream({ match: pattern, count: 100 }) as AsyncIterable<string[]>) if (keys.length) await client.del(...keys);
+          for await (const keys of client.scanStream({ match: pattern, count: 100 }) as AsyncIterable<string[]>)
+            if (keys.length) await client.del(...keys);
         }
       } finally {
         client.disconnect();

@@ -11,7 +11,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-const edit = (image: string) => postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-edit-3-0-i2i-250628', prompt: 'add snow', image }, key);
+const edit = (image: string) =>
+  postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-edit-3-0-i2i-250628', prompt: 'add snow', image }, key);
 
 describe('client image URLs are held to the policy before anything is reserved', () => {
   test.each([

@@ -53,7 +53,10 @@ const json = async <T>(res: Promise<Response>) => (await res).json() as Promise<
 
 test('an async job announces its end, signed; a failing endpoint is retried; the log shows each attempt', async () => {
   const { key, accountId } = await stack.newKey();
-  const created = await stack.admin('POST', `/accounts/${accountId}/webhooks`, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, description: 'ci' });
+  const created = await stack.admin('POST', `/accounts/${accountId}/webhooks`, {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    description: 'ci',
+  });
   expect(created.status).toBe(201);
   const endpoint = (await created.json()) as { id: string; secret: string; events: string[] };
   expect(endpoint.secret).toMatch(/^whsec_/);
@@ -73,12 +76,17 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
   expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
   const verifier = new Webhook(endpoint.secret);
   for (const attempt of attempts) {
-    const payload = verifier.verify(attempt.body, attempt.headers as Record<string, string>) as { type: string; data: { id: string; status: string } };
+    const payload = verifier.verify(attempt.body, attempt.headers as Record<string, string>) as {
+      type: string;
+      data: { id: string; status: string };
+    };
     expect(payload).toMatchObject({ type: 'job.completed', data: { id: job.id, object: 'relay.job', status: 'completed' } });
   }
   // tampering is caught by the receiver's check
   expect(() => verifier.verify(attempts[0]!.body.replace('completed', 'failed'), attempts[0]!.headers as Record<string, string>)).toThrow();
-  const log = await json<{ deliveries: Array<{ status: number; attempt: number; event: string }> }>(stack.admin('GET', `/webhooks/${endpoint.id}/deliveries`));
+  const log = await json<{ deliveries: Array<{ status: number; attempt: number; event: string }> }>(
+    stack.admin('GET', `/webhooks/${endpoint.id}/deliveries`),
+  );
   expect(log.deliveries.map((d) => [d.attempt, d.status])).toEqual([
     [3, 200],
     [2, 503],
@@ -89,7 +97,9 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
   expect((await postJson(`${stack.url}/v1/images/generations`, IMAGE, key)).status).toBe(200);
   // a job the upstream refuses for good announces its failure
   await stack.fault({ type: 'error', api: 'images', status: 400, code: 'InputTextSensitiveContentDetected' });
-  const refused = (await (await postJson(`${stack.url}/v1/images/generations`, { ...IMAGE, prompt: 'refused' }, key, { Prefer: 'respond-async' })).json()) as { id: string };
+  const refused = (await (
+    await postJson(`${stack.url}/v1/images/generations`, { ...IMAGE, prompt: 'refused' }, key, { Prefer: 'respond-async' })
+  ).json()) as { id: string };
   await waitFor(() => received.some((r) => r.body.includes(refused.id)), 30_000, 'the failure announced');
   const failure = JSON.parse(received.find((r) => r.body.includes(refused.id))!.body) as unknown;
   expect(failure).toMatchObject({ type: 'job.failed', data: { id: refused.id, status: 'failed', error: { code: 'content_rejected' } } });
@@ -99,7 +109,10 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
 
 test('batches announce their end: batch.completed with the output file, batch.failed for an input that does not validate', async () => {
   const { key, accountId } = await stack.newKey();
-  const created = await stack.admin('POST', `/accounts/${accountId}/webhooks`, { url: `http://127.0.0.1:${port}/batches`, events: ['batch.completed', 'batch.failed'] });
+  const created = await stack.admin('POST', `/accounts/${accountId}/webhooks`, {
+    url: `http://127.0.0.1:${port}/batches`,
+    events: ['batch.completed', 'batch.failed'],
+  });
   const endpoint = (await created.json()) as { secret: string };
   const client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, maxRetries: 0 });
   const line = JSON.stringify({ custom_id: 'one', method: 'POST', url: '/v1/images/generations', body: IMAGE });

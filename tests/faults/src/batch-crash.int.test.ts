@@ -20,7 +20,14 @@ test('a batch through api and worker SIGKILLs, a Redis restart and a store outag
   const before = await stack.account(accountId);
   const api = await stack.spawn('api');
   const client = new OpenAI({ baseURL: `${api.ready.url}/v1`, apiKey: key, maxRetries: 0 });
-  const input = Array.from({ length: LINES }, (_, i) => JSON.stringify({ custom_id: `line-${i}`, method: 'POST', url: '/v1/images/generations', body: { model: 'vendor-gen-4-0-250828', prompt: `crash ${i}` } })).join('\n');
+  const input = Array.from({ length: LINES }, (_, i) =>
+    JSON.stringify({
+      custom_id: `line-${i}`,
+      method: 'POST',
+      url: '/v1/images/generations',
+      body: { model: 'vendor-gen-4-0-250828', prompt: `crash ${i}` },
+    }),
+  ).join('\n');
   const file = await client.files.create({ file: await toFile(Buffer.from(input), 'crash.jsonl'), purpose: 'batch' });
   // the first three calls are held: the worker surely dies with lines in flight
   await stack.fault({ type: 'hold', api: 'images', times: 3 });
@@ -45,12 +52,19 @@ test('a batch through api and worker SIGKILLs, a Redis restart and a store outag
   await stack.s3.start!();
 
   const reader = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, maxRetries: 2 });
-  const batch = await waitFor(async () => {
-    const b = await reader.batches.retrieve(created.id);
-    return b.status === 'completed' ? b : undefined;
-  }, 90_000, 'the batch to complete');
+  const batch = await waitFor(
+    async () => {
+      const b = await reader.batches.retrieve(created.id);
+      return b.status === 'completed' ? b : undefined;
+    },
+    90_000,
+    'the batch to complete',
+  );
   expect(batch.request_counts).toEqual({ total: LINES, completed: LINES, failed: 0 });
-  const lines = (await (await reader.files.content(batch.output_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l) as { custom_id: string; response: { status_code: number; request_id: string } });
+  const lines = (await (await reader.files.content(batch.output_file_id!)).text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { custom_id: string; response: { status_code: number; request_id: string } });
   expect(lines.map((l) => l.custom_id).sort()).toEqual(Array.from({ length: LINES }, (_, i) => `line-${i}`).sort());
   expect(lines.every((l) => l.response.status_code === 200)).toBe(true);
   expect(batch.error_file_id).toBeFalsy();

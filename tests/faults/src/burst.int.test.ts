@@ -37,7 +37,10 @@ test('a burst of 1,000 against an upstream allowing 10 at once and 600 a minute:
   const sim = await stack.simStats();
   const seen = JSON.stringify({ pending: pending.size, notOk: statuses.filter((s) => s !== 200), sim });
   expect(pending.size, seen).toBe(0);
-  expect(statuses.filter((s) => s === 200), seen).toHaveLength(1_000);
+  expect(
+    statuses.filter((s) => s === 200),
+    seen,
+  ).toHaveLength(1_000);
   expect(sim.maxInflight, seen).toBeLessThanOrEqual(10);
   expect(sim.statuses['429'], seen).toBeUndefined();
   expect(sim.statuses['200'], seen).toBe(1_000);

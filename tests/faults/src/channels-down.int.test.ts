@@ -41,10 +41,14 @@ test('every channel down for 5 s, then back: requests within their budget all su
   const pending = Array.from({ length: 10 }, () => generate(stack, key, undefined, { prefer: 'wait=60' }));
   // the outage is seen (both breakers open: the jobs wait, delayed, instead of spending attempts),
   // and it lasts its 5 s
-  await waitFor(async () => {
-    const states = await channelStates();
-    return states.a === 'open' && states.b === 'open' && Date.now() - down >= 5_000;
-  }, 30_000, 'both channels open, 5 s into the outage');
+  await waitFor(
+    async () => {
+      const states = await channelStates();
+      return states.a === 'open' && states.b === 'open' && Date.now() - down >= 5_000;
+    },
+    30_000,
+    'both channels open, 5 s into the outage',
+  );
   await Promise.all([a.start(), b.start()]);
 
   const statuses = await Promise.all(pending.map(async (p) => (await p).status));

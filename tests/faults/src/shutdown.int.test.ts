@@ -24,7 +24,11 @@ test('SIGTERM on the api: in-flight waits finish within the grace period, the re
 
   const exited = api.stop('SIGTERM');
   // once the signal is handled, new connections are refused
-  await waitFor(async () => (await fetch(`${api.ready.url}/healthz`).catch((error: Error) => error)) instanceof Error, 10_000, 'refused connections');
+  await waitFor(
+    async () => (await fetch(`${api.ready.url}/healthz`).catch((error: Error) => error)) instanceof Error,
+    10_000,
+    'refused connections',
+  );
   expect((await quick).status).toBe(200);
   const late = await slow;
   expect(late.status).toBe(202);

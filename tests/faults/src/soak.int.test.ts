@@ -14,9 +14,22 @@ import { postJson, startStack, type Stack } from '@relay/e2e';
  */
 let stack: Stack;
 // short locks, deadlines and grace periods, so every recovery happens within the test
-const locks = { JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500', UPSTREAM_TIMEOUT_MS: '3000', STORE_RETRY_MS: '1000', RESERVATION_GRACE_MS: '5000', RESERVATION_SWEEP_MS: '500' };
+const locks = {
+  JOB_LOCK_MS: '1500',
+  STALLED_CHECK_MS: '500',
+  UPSTREAM_TIMEOUT_MS: '3000',
+  STORE_RETRY_MS: '1000',
+  RESERVATION_GRACE_MS: '5000',
+  RESERVATION_SWEEP_MS: '500',
+};
 beforeAll(async () => {
-  stack = await startStack({ ownRedis: true, ownS3: true, worker: locks, simulator: { SIM_LATENCY_MS: '40' }, api: { WAIT_TIMEOUT_MS: '15000' } });
+  stack = await startStack({
+    ownRedis: true,
+    ownS3: true,
+    worker: locks,
+    simulator: { SIM_LATENCY_MS: '40' },
+    api: { WAIT_TIMEOUT_MS: '15000' },
+  });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -58,15 +71,27 @@ test('soak: faults under mixed load, then no 500, no lost job, files fetchable, 
     const kind = (client + round) % 7;
     const leave = new AbortController();
     if (kind === 5) setImmediate(() => leave.abort()); // a client that gives up at once
-    const image = { model: 'vendor-gen-4-0-250828', prompt: `soak ${client}.${round}${kind === 1 ? ' 2 images' : ''}`, ...(kind === 1 ? { sequential_image_generation: 'auto' } : {}) };
+    const image = {
+      model: 'vendor-gen-4-0-250828',
+      prompt: `soak ${client}.${round}${kind === 1 ? ' 2 images' : ''}`,
+      ...(kind === 1 ? { sequential_image_generation: 'auto' } : {}),
+    };
     const send =
       kind === 2 || kind === 3
-        ? postJson(`${base}${TTS}`, speechBody(`soak speech ${client}.${round}`), undefined, { 'x-goog-api-key': key, ...(kind === 3 ? { Prefer: 'respond-async' } : {}) })
+        ? postJson(`${base}${TTS}`, speechBody(`soak speech ${client}.${round}`), undefined, {
+            'x-goog-api-key': key,
+            ...(kind === 3 ? { Prefer: 'respond-async' } : {}),
+          })
         : kind === 6
           ? postJson(`${base}/v1/images/generations`, { ...image, size: '1x1' }, key)
           : fetch(`${base}/v1/images/generations`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...(kind === 0 ? { Prefer: 'respond-async' } : {}), ...(kind === 4 ? { 'Idempotency-Key': `soak-${round % 5}` } : {}) },
+              headers: {
+                'content-type': 'application/json',
+                authorization: `Bearer ${key}`,
+                ...(kind === 0 ? { Prefer: 'respond-async' } : {}),
+                ...(kind === 4 ? { 'Idempotency-Key': `soak-${round % 5}` } : {}),
+              },
               body: JSON.stringify(kind === 4 ? { model: image.model, prompt: `idempotent ${round % 5}` } : image),
               signal: leave.signal,
             });
@@ -127,14 +152,25 @@ test('soak: faults under mixed load, then no 500, no lost job, files fetchable, 
   expect(Object.keys(tally.statuses).every((s) => ['200', '202', '400', '502', '503', 'connection'].includes(s))).toBe(true);
 
   // 2. every accepted job reaches a terminal state; none is left active or waiting
-  const queues = ['images', 'speech'].map((name) => new Queue(name, { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) }));
+  const queues = ['images', 'speech'].map(
+    (name) =>
+      new Queue(name, { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) }),
+  );
   try {
     const stateOf = async (id: string) => queues[id.startsWith('img_') ? 0 : 1]!.getJobState(id);
-    await waitFor(async () => (await Promise.all([...tally.accepted.keys()].map(stateOf))).every((s) => s === 'completed' || s === 'failed'), 120_000, 'every accepted job to finish');
-    await waitFor(async () => {
-      const counts = await Promise.all(queues.map((q) => q.getJobCounts('active', 'wait', 'delayed', 'prioritized')));
-      return counts.every((c) => Object.values(c).every((n) => n === 0));
-    }, 120_000, 'the queues to drain');
+    await waitFor(
+      async () => (await Promise.all([...tally.accepted.keys()].map(stateOf))).every((s) => s === 'completed' || s === 'failed'),
+      120_000,
+      'every accepted job to finish',
+    );
+    await waitFor(
+      async () => {
+        const counts = await Promise.all(queues.map((q) => q.getJobCounts('active', 'wait', 'delayed', 'prioritized')));
+        return counts.every((c) => Object.values(c).every((n) => n === 0));
+      },
+      120_000,
+      'the queues to drain',
+    );
 
     // 3. an accepted job that completed answers its GET with the result, like a synchronous call
     for (const [id, key] of tally.accepted) {
@@ -165,7 +201,8 @@ test('soak: faults under mixed load, then no 500, no lost job, files fetchable, 
       const types = entries.map((e) => e.type).sort();
       expect(types, jobId).toEqual(types.includes('settle') ? ['reserve', 'settle'] : ['release', 'reserve']);
       const delivered = tally.delivered.get(jobId);
-      if (delivered && jobId.startsWith('img_')) expect(entries.find((e) => e.type === 'settle')?.charged, jobId).toBe(delivered.length * IMAGE_PRICE);
+      if (delivered && jobId.startsWith('img_'))
+        expect(entries.find((e) => e.type === 'settle')?.charged, jobId).toBe(delivered.length * IMAGE_PRICE);
     }
   }
 }, 600_000);

@@ -38,13 +38,20 @@ test('a finished, paid result the store cannot give back right now: 503 naming t
   const { key, accountId } = await stack.newKey({ balance: 10_000_000 });
   const accepted = await postJson(
     `${stack.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`,
-    { contents: [{ parts: [{ text: 'read me back later' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } },
+    {
+      contents: [{ parts: [{ text: 'read me back later' }] }],
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    },
     undefined,
     { 'x-goog-api-key': key, Prefer: 'respond-async' },
   );
   expect(accepted.status).toBe(202);
   const { id } = (await accepted.json()) as { id: string };
-  await waitFor(async () => (await stack.account(accountId)).ledger.some((e) => e.type === 'settle' && e.jobId === id), 30_000, 'the charge');
+  await waitFor(
+    async () => (await stack.account(accountId)).ledger.some((e) => e.type === 'settle' && e.jobId === id),
+    30_000,
+    'the charge',
+  );
   await stack.s3.stop();
 
   const meanwhile = await fetch(`${stack.url}/v1/jobs/${id}`, { headers: { 'x-goog-api-key': key } });

@@ -36,7 +36,10 @@ test('a job whose workers die twice (maxStalledCount 1): a retryable 503 in the 
   await stack.fault({ type: 'hold', api: 'speech', times: 2 });
   const pending = postJson(
     `${stack.url}/v1beta/models/vendor-2.5-flash-preview-tts:generateContent`,
-    { contents: [{ parts: [{ text: 'twice unlucky' }] }], generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } } },
+    {
+      contents: [{ parts: [{ text: 'twice unlucky' }] }],
+      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+    },
     undefined,
     { 'x-goog-api-key': key },
   );

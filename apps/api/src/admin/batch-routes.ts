@@ -37,10 +37,18 @@ export function adminBatchRoutes(records: BatchRecords, store: BlobStore) {
     const batch = await batchOr404(String(req.params.id));
     const which = String(req.params.which);
     const fileId = which === 'output' ? batch.outputFileId : which === 'error' ? batch.errorFileId : undefined;
-    if (!fileId) throw new AppError('not_found', which === 'output' || which === 'error' ? `${batch.id} has no ${which} file (yet)` : 'files are output or error');
+    if (!fileId)
+      throw new AppError(
+        'not_found',
+        which === 'output' || which === 'error' ? `${batch.id} has no ${which} file (yet)` : 'files are output or error',
+      );
     try {
       const object = await getObject(store, fileKey(fileId));
-      res.set({ 'Content-Type': 'application/jsonl', 'Content-Disposition': `attachment; filename="${batch.id}_${which}.jsonl"`, ...(object.contentLength ? { 'Content-Length': String(object.contentLength) } : {}) });
+      res.set({
+        'Content-Type': 'application/jsonl',
+        'Content-Disposition': `attachment; filename="${batch.id}_${which}.jsonl"`,
+        ...(object.contentLength ? { 'Content-Length': String(object.contentLength) } : {}),
+      });
       object.body.pipe(res);
     } catch (error) {
       if (isMissingObject(error)) throw new AppError('not_found', `the ${which} file of ${batch.id} is gone from the store`);
@@ -50,7 +58,8 @@ export function adminBatchRoutes(records: BatchRecords, store: BlobStore) {
 
   router.get('/batches/:id/archive', async (req, res) => {
     const batch = await batchOr404(String(req.params.id));
-    if (!ENDED.has(batch.status)) throw new AppError('conflict', `${batch.id} is ${batch.status}: its archive is ready once it has ended`, { retryable: false });
+    if (!ENDED.has(batch.status))
+      throw new AppError('conflict', `${batch.id} is ${batch.status}: its archive is ready once it has ended`, { retryable: false });
     await sendArchive(res, store, batch);
   });
 

@@ -31,12 +31,22 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
   const store = createChannelStore(deps.redis, deps.prefix);
   const present = async (records: ChannelRecord[]) => channelViews(deps.redis, deps.prefix, deps.catalog, records);
   const seal = (apiKey: string) => {
-    if (!deps.sealer) throw new AppError('invalid_request', 'the relay has no CHANNEL_SECRET: set one on the api and the workers to store channel keys (they are kept encrypted with it)', { param: 'apiKey' });
+    if (!deps.sealer)
+      throw new AppError(
+        'invalid_request',
+        'the relay has no CHANNEL_SECRET: set one on the api and the workers to store channel keys (they are kept encrypted with it)',
+        { param: 'apiKey' },
+      );
     return deps.sealer.seal(apiKey);
   };
   const checkModels = (upstream: ChannelRecord['upstream'], models: Record<string, string> | null | undefined) => {
     const unknown = models ? unknownModels(deps.catalog, upstream, models) : [];
-    if (unknown.length) throw new AppError('invalid_request', `models: ${unknown.join(', ')} ${unknown.length === 1 ? 'is no' : 'are no'} ${upstream === 'ark' ? 'image' : 'speech'} model of the catalog`, { param: 'models' });
+    if (unknown.length)
+      throw new AppError(
+        'invalid_request',
+        `models: ${unknown.join(', ')} ${unknown.length === 1 ? 'is no' : 'are no'} ${upstream === 'ark' ? 'image' : 'speech'} model of the catalog`,
+        { param: 'models' },
+      );
   };
   const channelOr404 = async (id: string) => {
     const channel = await store.get(id);
@@ -77,7 +87,11 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
     const channel = await channelOr404(String(req.params.id));
     checkModels(channel.upstream, body.models);
     if (channel.source === 'config' && (body.apiKey !== undefined || body.baseUrl !== undefined)) {
-      throw new AppError('invalid_request', `${channel.id} comes from the relay's configuration: its address and key are set there (RELAY_CONFIG and the environment)`, { param: body.apiKey !== undefined ? 'apiKey' : 'baseUrl' });
+      throw new AppError(
+        'invalid_request',
+        `${channel.id} comes from the relay's configuration: its address and key are set there (RELAY_CONFIG and the environment)`,
+        { param: body.apiKey !== undefined ? 'apiKey' : 'baseUrl' },
+      );
     }
     const { apiKey, disabled, ...rest } = body;
     const fields: Partial<ChannelRecord> = { ...rest, ...(apiKey !== undefined ? { keySealed: seal(apiKey) } : {}) };
@@ -89,7 +103,11 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
   router.delete('/channels/:id', async (req, res) => {
     const channel = await channelOr404(String(req.params.id));
     if (channel.source === 'config') {
-      throw new AppError('conflict', `${channel.id} comes from the relay's configuration: disable it (PATCH {"disabled": true}) or remove it from RELAY_CONFIG`, { retryable: false });
+      throw new AppError(
+        'conflict',
+        `${channel.id} comes from the relay's configuration: disable it (PATCH {"disabled": true}) or remove it from RELAY_CONFIG`,
+        { retryable: false },
+      );
     }
     const [view] = await present([channel]);
     await store.remove(channel.id);

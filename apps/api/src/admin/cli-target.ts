@@ -32,7 +32,11 @@ export function findAdminTarget(env: NodeJS.ProcessEnv = process.env, cwd = proc
     try {
       const info = JSON.parse(readFileSync(running, 'utf8')) as { url?: unknown; adminToken?: unknown; pid?: unknown };
       if (typeof info.url === 'string' && typeof info.pid === 'number' && alive(info.pid)) {
-        return { url: info.url, token: env.ADMIN_TOKEN || (typeof info.adminToken === 'string' ? info.adminToken : keptToken), from: running };
+        return {
+          url: info.url,
+          token: env.ADMIN_TOKEN || (typeof info.adminToken === 'string' ? info.adminToken : keptToken),
+          from: running,
+        };
       }
     } catch {
       // a half-written or foreign file: fall through to the defaults

@@ -127,7 +127,15 @@ function channelOptions(): Record<string, unknown> {
   if (values['timeout-ms']) out.timeoutMs = values['timeout-ms'] === 'default' ? null : Number(values['timeout-ms']);
   if (values.group) out.capacityGroup = values.group === 'none' ? null : values.group;
   if (values.models) {
-    out.models = values.models === 'default' ? null : Object.fromEntries(values.models.split(',').map((pair) => pair.split('=').map((s) => s.trim()) as [string, string]).map(([p, v]) => [p, v ?? p]));
+    out.models =
+      values.models === 'default'
+        ? null
+        : Object.fromEntries(
+            values.models
+              .split(',')
+              .map((pair) => pair.split('=').map((s) => s.trim()) as [string, string])
+              .map(([p, v]) => [p, v ?? p]),
+          );
   }
   if (values['base-url']) out.baseUrl = values['base-url'];
   const key = values['key-env'] ? process.env[values['key-env']] : values['api-key'];
@@ -145,7 +153,8 @@ const commands: Record<string, () => Promise<void>> = {
   'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
   'accounts list': () => call('GET', `/accounts${query(rest.length ? { q: rest.join(' ') } : {})}`),
   'accounts show': () => call('GET', `/accounts/${id(rest[0])}`),
-  'credits add': () => call('POST', `/accounts/${id(rest[0])}/credits`, { amount: Number(rest[1]), ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) }),
+  'credits add': () =>
+    call('POST', `/accounts/${id(rest[0])}/credits`, { amount: Number(rest[1]), ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) }),
   'keys list': () => call('GET', `/accounts/${id(rest[0])}/keys`),
   'keys create': () =>
     call('POST', `/accounts/${id(rest[0])}/keys`, {
@@ -158,7 +167,8 @@ const commands: Record<string, () => Promise<void>> = {
       ...(values.weight ? { weight: Number(values.weight) } : {}),
       ...(values['max-in-flight'] ? { maxInFlight: values['max-in-flight'] === 'none' ? null : Number(values['max-in-flight']) } : {}),
     }),
-  'webhooks add': () => call('POST', `/accounts/${id(rest[0])}/webhooks`, { url: rest[1], ...(values.events ? { events: values.events.split(',') } : {}) }),
+  'webhooks add': () =>
+    call('POST', `/accounts/${id(rest[0])}/webhooks`, { url: rest[1], ...(values.events ? { events: values.events.split(',') } : {}) }),
   'webhooks list': () => call('GET', `/accounts/${id(rest[0])}/webhooks`),
   'webhooks remove': () => call('DELETE', `/webhooks/${id(rest[0])}`),
   'webhooks deliveries': () => call('GET', `/webhooks/${id(rest[0])}/deliveries`),
@@ -171,7 +181,11 @@ const commands: Record<string, () => Promise<void>> = {
   schedule: () => call('GET', '/schedule'),
 };
 
-const name = Object.hasOwn(commands, `${first} ${second}`) ? `${first} ${second}` : first === 'usage' || first === 'schedule' ? first : undefined;
+const name = Object.hasOwn(commands, `${first} ${second}`)
+  ? `${first} ${second}`
+  : first === 'usage' || first === 'schedule'
+    ? first
+    : undefined;
 const command = name ? commands[name] : undefined;
 if (!command) {
   console.error(usage);

@@ -40,8 +40,19 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
     const found = await accounts.getAccounts(page.ids);
     // every word of the query must start a word of the name (or the id)
     const matching = found.filter((a) => page.words.every((w) => a.id.startsWith(w) || searchWords(a.name).some((n) => n.startsWith(w))));
-    const [balances, monthSpend] = await Promise.all([Promise.all(matching.map((a) => billing.balanceOf(a.id))), readMonthSpend(redis, prefix, matching.map((a) => a.id))]);
-    const rows: AccountSummary[] = matching.map((a, i) => ({ ...a, ...(balances[i] ?? { balance: 0, reserved: 0, spent: 0 }), spentThisMonth: monthSpend[i] ?? 0 }));
+    const [balances, monthSpend] = await Promise.all([
+      Promise.all(matching.map((a) => billing.balanceOf(a.id))),
+      readMonthSpend(
+        redis,
+        prefix,
+        matching.map((a) => a.id),
+      ),
+    ]);
+    const rows: AccountSummary[] = matching.map((a, i) => ({
+      ...a,
+      ...(balances[i] ?? { balance: 0, reserved: 0, spent: 0 }),
+      spentThisMonth: monthSpend[i] ?? 0,
+    }));
     res.json({ accounts: rows, nextCursor: page.next === null ? null : String(page.next) });
   });
 
@@ -67,11 +78,16 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
       dashboard: DASHBOARD_PATH,
       queues: await Promise.all(
         Object.entries(queues).map(async ([name, { queue }]) => {
-          const [counts, failed] = await Promise.all([queue.getJobCounts('wait', ...jobStates.slice(1)), queue.getFailed(0, RECENT_FAILURES - 1)]);
+          const [counts, failed] = await Promise.all([
+            queue.getJobCounts('wait', ...jobStates.slice(1)),
+            queue.getFailed(0, RECENT_FAILURES - 1),
+          ]);
           return {
             name,
             queue: queue.name,
-            counts: Object.fromEntries(jobStates.map((s) => [s, counts[s === 'waiting' ? 'wait' : s] ?? 0])) as QueueStats['queues'][number]['counts'],
+            counts: Object.fromEntries(
+              jobStates.map((s) => [s, counts[s === 'waiting' ? 'wait' : s] ?? 0]),
+            ) as QueueStats['queues'][number]['counts'],
             recentFailures: failed.filter(Boolean).map((job) => ({
               id: String(job.id),
               failedReason: readableReason(job.failedReason),
@@ -87,7 +103,12 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
 
   router.get('/catalog', (_req, res) => {
     res.json({
-      imageModels: Object.entries(catalog.imageModels).map(([id, m]) => ({ id, price: m.price, inputImages: m.inputImages, sequential: m.sequential })),
+      imageModels: Object.entries(catalog.imageModels).map(([id, m]) => ({
+        id,
+        price: m.price,
+        inputImages: m.inputImages,
+        sequential: m.sequential,
+      })),
       speechModels: Object.entries(catalog.speechModels).map(([id, m]) => ({ id, voices: m.voices, price: m.price })),
     });
   });

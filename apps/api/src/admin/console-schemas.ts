@@ -7,7 +7,10 @@ export const accountListQuery = z.strictObject({
   /** A word of the name or the start of the id; several words must all match. */
   q: z.string().trim().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().regex(/^\d{1,9}$/, 'cursor must be a nextCursor value').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,9}$/, 'cursor must be a nextCursor value')
+    .optional(),
 });
 
 export const accountSummarySchema = accountSchema.extend(balanceSchema.shape).extend({
@@ -25,7 +28,9 @@ export const queueStatsSchema = z.object({
       name: z.string(),
       queue: z.string().describe('the BullMQ queue name (bull-board lists it under this name)'),
       counts: z.object(Object.fromEntries(jobStates.map((s) => [s, z.number().int()])) as Record<(typeof jobStates)[number], z.ZodNumber>),
-      recentFailures: z.array(z.object({ id: z.string(), failedReason: z.string(), finishedOn: z.number().int().nullable(), attemptsMade: z.number().int() })),
+      recentFailures: z.array(
+        z.object({ id: z.string(), failedReason: z.string(), finishedOn: z.number().int().nullable(), attemptsMade: z.number().int() }),
+      ),
     }),
   ),
   dashboard: z.string().describe('where bull-board lives'),
@@ -35,10 +40,19 @@ export { jobStates };
 
 export const adminCatalogSchema = z.object({
   imageModels: z.array(
-    z.object({ id: z.string(), price: z.number().int(), inputImages: z.object({ min: z.number().int(), max: z.number().int() }), sequential: z.boolean() }),
+    z.object({
+      id: z.string(),
+      price: z.number().int(),
+      inputImages: z.object({ min: z.number().int(), max: z.number().int() }),
+      sequential: z.boolean(),
+    }),
   ),
   speechModels: z.array(
-    z.object({ id: z.string(), voices: z.array(z.string()), price: z.object({ inputPerMillion: z.number().int(), outputPerMillion: z.number().int() }) }),
+    z.object({
+      id: z.string(),
+      voices: z.array(z.string()),
+      price: z.object({ inputPerMillion: z.number().int(), outputPerMillion: z.number().int() }),
+    }),
   ),
 });
 

@@ -7,9 +7,18 @@ const name = z.string().trim().min(1, 'name must not be empty').max(200);
 export const accountBody = z.strictObject({ name });
 
 export const accountScheduleBody = z.strictObject({
-  weight: z.number().min(0.01, 'weight must be within [0.01, 1000]').max(1_000, 'weight must be within [0.01, 1000]').optional()
+  weight: z
+    .number()
+    .min(0.01, 'weight must be within [0.01, 1000]')
+    .max(1_000, 'weight must be within [0.01, 1000]')
+    .optional()
     .describe('Share of the capacity against other accounts waiting in the same lane (default 1)'),
-  maxInFlight: z.number().int().min(1, 'maxInFlight must be at least 1; null lifts the cap').nullable().optional()
+  maxInFlight: z
+    .number()
+    .int()
+    .min(1, 'maxInFlight must be at least 1; null lifts the cap')
+    .nullable()
+    .optional()
     .describe('The most of its jobs handed to the workers at once; null lifts the cap'),
 });
 
@@ -37,7 +46,10 @@ export const usageQuery = z.strictObject({
   /** Only the entries of jobs made with this key (its id). */
   key: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1_000).default(100),
-  cursor: z.string().regex(/^\d+-\d+$/, 'cursor must be a nextCursor value').optional(),
+  cursor: z
+    .string()
+    .regex(/^\d+-\d+$/, 'cursor must be a nextCursor value')
+    .optional(),
 });
 
 export const accountDetailsSchema = accountSchema.extend(balanceSchema.shape).extend({ keys: z.array(keyRecordSchema) });

@@ -21,7 +21,15 @@ const SEP = '\u0000';
 const MAX_WORDS = 16;
 
 /** The lowercased words of a name (letters and digits), at most MAX_WORDS of them. */
-export const searchWords = (text: string) => [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(Boolean))].slice(0, MAX_WORDS);
+export const searchWords = (text: string) =>
+  [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}_]+/u)
+        .filter(Boolean),
+    ),
+  ].slice(0, MAX_WORDS);
 
 export function indexAccount(tx: ChainableCommander, prefix: string, account: Pick<Account, 'id' | 'name' | 'createdAt'>) {
   const keys = accountIndexKeys(prefix);

@@ -19,7 +19,13 @@ const ACCOUNT_FIELDS = ['id', 'name', 'createdAt', 'weight', 'maxInFlight'] as c
 
 /** An account as the API shows it, from its hash (weight 1 and no cap unless set). */
 function toAccount(h: Partial<Record<string, string | undefined>>): Account {
-  return { id: h.id!, name: h.name ?? '', createdAt: Number(h.createdAt), weight: Number(h.weight ?? 1), maxInFlight: h.maxInFlight ? Number(h.maxInFlight) : null };
+  return {
+    id: h.id!,
+    name: h.name ?? '',
+    createdAt: Number(h.createdAt),
+    weight: Number(h.weight ?? 1),
+    maxInFlight: h.maxInFlight ? Number(h.maxInFlight) : null,
+  };
 }
 
 export function createAccountsStore(redis: Redis, prefix: string) {
@@ -118,7 +124,11 @@ export function createAccountsStore(redis: Redis, prefix: string) {
       const h = await redis.hgetall(k.key(keyId));
       if (!h.id) return undefined;
       const revokedAt = h.revokedAt ? Number(h.revokedAt) : Date.now();
-      await redis.multi().hset(k.key(keyId), 'revokedAt', revokedAt).del(k.keyHash(h.hash ?? '')).exec();
+      await redis
+        .multi()
+        .hset(k.key(keyId), 'revokedAt', revokedAt)
+        .del(k.keyHash(h.hash ?? ''))
+        .exec();
       return { ...toKey(h), revokedAt };
     },
 
@@ -127,7 +137,11 @@ export function createAccountsStore(redis: Redis, prefix: string) {
       const h = await redis.hgetall(k.keyHash(hashKey(secret)));
       if (!h.keyId || !h.accountId) return undefined;
       lastUsed.touch(h.keyId);
-      return { keyId: h.keyId, accountId: h.accountId, ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}) };
+      return {
+        keyId: h.keyId,
+        accountId: h.accountId,
+        ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}),
+      };
     },
   };
 }

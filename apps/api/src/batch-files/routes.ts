@@ -36,7 +36,11 @@ export function batchFilesRoutes(deps: BatchFilesDeps) {
     try {
       received = await receiveUpload(req, deps.store, key, deps.limits);
       if (received.purpose !== 'batch') {
-        throw new AppError('invalid_request', received.purpose === undefined ? 'purpose is required: "batch"' : `purpose "${received.purpose}" is not supported here: "batch"`, { param: 'purpose' });
+        throw new AppError(
+          'invalid_request',
+          received.purpose === undefined ? 'purpose is required: "batch"' : `purpose "${received.purpose}" is not supported here: "batch"`,
+          { param: 'purpose' },
+        );
       }
     } catch (error) {
       await deleteObject(deps.store, key).catch(() => undefined);
@@ -71,7 +75,11 @@ export function batchFilesRoutes(deps: BatchFilesDeps) {
     const file = await own(res.locals.caller!.accountId, String(req.params.fileId));
     try {
       const object = await getObject(deps.store, fileKey(file.id));
-      res.set({ 'Content-Type': 'application/jsonl', 'Content-Length': String(object.contentLength ?? file.bytes), 'Content-Disposition': `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"` });
+      res.set({
+        'Content-Type': 'application/jsonl',
+        'Content-Length': String(object.contentLength ?? file.bytes),
+        'Content-Disposition': `attachment; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`,
+      });
       object.body.pipe(res);
     } catch (error) {
       if (isMissingObject(error)) throw new AppError('not_found', `the content of ${file.id} is gone from the store`);

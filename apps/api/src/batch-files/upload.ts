@@ -28,8 +28,16 @@ class Meter extends Transform {
     this.bytes += chunk.length;
     for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) this.newlines += 1;
     if (chunk.length) this.lastByte = chunk[chunk.length - 1]!;
-    if (this.bytes > this.limits.maxBytes) return done(new AppError('payload_too_large', `the file is over ${this.limits.maxBytes} bytes, the most a batch input may be`, { param: 'file' }));
-    if (this.newlines > this.limits.maxLines) return done(new AppError('invalid_request', `the file has over ${this.limits.maxLines} lines, the most a batch may hold`, { param: 'file' }));
+    if (this.bytes > this.limits.maxBytes)
+      return done(
+        new AppError('payload_too_large', `the file is over ${this.limits.maxBytes} bytes, the most a batch input may be`, {
+          param: 'file',
+        }),
+      );
+    if (this.newlines > this.limits.maxLines)
+      return done(
+        new AppError('invalid_request', `the file has over ${this.limits.maxLines} lines, the most a batch may hold`, { param: 'file' }),
+      );
     done(null, chunk);
   }
   get lines() {
@@ -43,7 +51,8 @@ class Meter extends Transform {
  * OpenAI SDK sends the file first), so `purpose` is judged by the caller once all is read.
  */
 export async function receiveUpload(req: Request, store: BlobStore, key: string, limits: UploadLimits): Promise<Received> {
-  if (!req.is('multipart/form-data')) throw new AppError('unsupported_media_type', 'upload the file as multipart/form-data with the fields file and purpose');
+  if (!req.is('multipart/form-data'))
+    throw new AppError('unsupported_media_type', 'upload the file as multipart/form-data with the fields file and purpose');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { files: 1, fields: 8, fieldSize: 1024, parts: 10, headerPairs: 100 } });
@@ -63,10 +72,10 @@ export async function receiveUpload(req: Request, store: BlobStore, key: string,
     }
     const meter = new Meter(limits);
     const body = new PassThrough();
-    stored = Promise.all([
-      pipeline(stream, meter, body),
-      putObject(store, key, body, { contentType: 'application/jsonl' }),
-    ]).then(() => ({ filename: info.filename ?? 'upload.jsonl', meter }));
+    stored = Promise.all([pipeline(stream, meter, body), putObject(store, key, body, { contentType: 'application/jsonl' })]).then(() => ({
+      filename: info.filename ?? 'upload.jsonl',
+      meter,
+    }));
     // a limit crossed (or the store failing) stops everything: the store's upload and the parser,
     // so the rest of the request is not read for nothing
     stored.catch((error: unknown) => {

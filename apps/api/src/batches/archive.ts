@@ -20,7 +20,11 @@ interface ManifestFile {
 function namer() {
   const used = new Set<string>();
   return (customId: string) => {
-    const base = customId.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100) || 'line';
+    const base =
+      customId
+        .replace(/[^\w.-]+/g, '_')
+        .replace(/^\.+/, '_')
+        .slice(0, 100) || 'line';
     let name = base;
     for (let n = 2; used.has(name); n++) name = `${base}~${n}`;
     used.add(name);
@@ -80,7 +84,12 @@ export async function sendArchive(res: Response, store: BlobStore, batch: BatchR
       const files: ManifestFile[] = (manifest[line.custom_id] = []);
       for (const fileId of links) {
         const file = parseFileId(fileId)!;
-        const entry: ManifestFile = { path: `files/${dir}/${file.index}.${file.extension}`, bytes: 0, sha256: '', url: `${batch.linkBase}/files/${fileId}` };
+        const entry: ManifestFile = {
+          path: `files/${dir}/${file.index}.${file.extension}`,
+          bytes: 0,
+          sha256: '',
+          url: `${batch.linkBase}/files/${fileId}`,
+        };
         files.push(entry);
         zip.addReadStreamLazy(entry.path, { compress: false }, (ready) => {
           getObject(store, file.key).then(
@@ -95,6 +104,8 @@ export async function sendArchive(res: Response, store: BlobStore, batch: BatchR
     }
   }
   // read when its turn comes: every file before it has been hashed by then
-  zip.addReadStreamLazy('manifest.json', (ready) => ready(null, Readable.from([JSON.stringify({ batch: batch.id, files: manifest }, null, 2)])));
+  zip.addReadStreamLazy('manifest.json', (ready) =>
+    ready(null, Readable.from([JSON.stringify({ batch: batch.id, files: manifest }, null, 2)])),
+  );
   zip.end();
 }

@@ -67,7 +67,8 @@ export function batchRoutes(deps: BatchRoutesDeps) {
 
   router.get('/v1/batches/:batchId/archive', auth, deps.readLimit, async (req, res) => {
     const batch = await own(res, String(req.params.batchId));
-    if (!ENDED.has(batch.status)) throw new AppError('conflict', `${batch.id} is ${batch.status}: its archive is ready once it has ended`, { retryable: false });
+    if (!ENDED.has(batch.status))
+      throw new AppError('conflict', `${batch.id} is ${batch.status}: its archive is ready once it has ended`, { retryable: false });
     await sendArchive(res, deps.create.store, batch);
   });
 

@@ -36,7 +36,12 @@ export function consoleRoutes(options: { adminEnabled: boolean; version: string;
   const dir = findConsoleDir(options.dir);
   const index = dir ? readFileSync(join(dir, 'index.html'), 'utf8') : undefined;
   const sendIndex = (res: Response) => {
-    res.set({ 'Cache-Control': REVALIDATE, 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    res.set({
+      'Cache-Control': REVALIDATE,
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
     if (!index) return void res.status(503).type('html').send(notBuilt);
     res.type('html').send(index);
   };

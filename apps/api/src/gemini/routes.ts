@@ -47,7 +47,8 @@ export function geminiRoutes(deps: GeminiDeps) {
     router.post(
       `/${version}/models/:modelAction`,
       // generateContent and streamGenerateContent go on to the speech routes
-      (req: Request, _res: Response, next: NextFunction) => next(String(req.params.modelAction).endsWith(COUNT_TOKENS) ? undefined : 'route'),
+      (req: Request, _res: Response, next: NextFunction) =>
+        next(String(req.params.modelAction).endsWith(COUNT_TOKENS) ? undefined : 'route'),
       ...admit,
       (req: Request, _res: Response, next: NextFunction) => {
         const id = String(req.params.modelAction).slice(0, -COUNT_TOKENS.length);

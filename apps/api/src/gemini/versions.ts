@@ -21,4 +21,7 @@ export function googleDialect(req: Request): boolean {
 
 /** Google's 404 for a model it does not serve (or not for this method). */
 export const modelNotFound = (version: GeminiVersion, model: string, method?: string) =>
-  new AppError('not_found', `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}`);
+  new AppError(
+    'not_found',
+    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}`,
+  );

@@ -11,7 +11,11 @@ export interface Preferences {
 export function parsePrefer(req: Request): Preferences {
   const prefs: Preferences = { respondAsync: false };
   for (const part of (req.get('prefer') ?? '').split(',')) {
-    const [name = '', value] = part.split(';')[0]!.trim().split('=').map((s) => s.trim().replace(/^"|"$/g, ''));
+    const [name = '', value] = part
+      .split(';')[0]!
+      .trim()
+      .split('=')
+      .map((s) => s.trim().replace(/^"|"$/g, ''));
     if (name.toLowerCase() === 'respond-async') prefs.respondAsync = true;
     if (name.toLowerCase() === 'wait' && value && /^\d+$/.test(value)) prefs.waitSeconds = Number(value);
   }

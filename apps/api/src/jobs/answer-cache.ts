@@ -17,7 +17,10 @@ interface Entry {
  * never changes. Bounded by bytes; the least recently read go first.
  */
 export function createAnswerCache(maxBytes: number) {
-  const cache = maxBytes > 0 ? new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (e) => Math.max(1, e.answer.body.text.length), ttl: 10 * 60_000 }) : undefined;
+  const cache =
+    maxBytes > 0
+      ? new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (e) => Math.max(1, e.answer.body.text.length), ttl: 10 * 60_000 })
+      : undefined;
   return {
     /** The presenter for one job's answer, served from the cache when this account read it before. */
     presenter(key: string, accountId: string, present: Presenter<unknown>): Presenter<unknown> {

@@ -28,7 +28,13 @@ export const jobLink = (jobId: string) => `/v1/jobs/${jobId}`;
 export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObject> {
   const state = await job.getState();
   const status = state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued';
-  const described: JobObject = { id: job.id!, object: 'relay.job', status, created: Math.floor(job.timestamp / 1000), links: { self: jobLink(job.id!) } };
+  const described: JobObject = {
+    id: job.id!,
+    object: 'relay.job',
+    status,
+    created: Math.floor(job.timestamp / 1000),
+    links: { self: jobLink(job.id!) },
+  };
   const { lane, accountId } = (job.data as { meta: JobMeta }).meta;
   if (status !== 'queued' || !lane) return described;
   const { position, startsInMs } = await scheduler.estimate(lane, accountId, job.id);
@@ -56,10 +62,20 @@ async function presentFinished<R>(res: Response, job: Job, result: R, present: P
  * One way to answer a job, shared by the synchronous calls and GET /v1/jobs/{id}: the success
  * body, the error in the endpoint's dialect, or 202 with a link while it is still running.
  */
-export async function answer<R>(res: Response, handle: QueueHandle, outcome: Exclude<Outcome<R>, { state: 'gone' }>, present: Presenter<R>, dialect: Dialect, send = sendJson) {
+export async function answer<R>(
+  res: Response,
+  handle: QueueHandle,
+  outcome: Exclude<Outcome<R>, { state: 'gone' }>,
+  present: Presenter<R>,
+  dialect: Dialect,
+  send = sendJson,
+) {
   if (outcome.state === 'failed') return sendError(res, outcome.error, dialect);
   if (outcome.state === 'pending') {
-    return void res.status(202).location(jobLink(outcome.job.id!)).json(await jobObject(outcome.job, handle.scheduler));
+    return void res
+      .status(202)
+      .location(jobLink(outcome.job.id!))
+      .json(await jobObject(outcome.job, handle.scheduler));
   }
   const { body, headers } = await presentFinished(res, outcome.job, outcome.result, present);
   if (headers) res.set(headers);

@@ -67,7 +67,13 @@ const ADMISSION_MS = 30_000;
  * The job an earlier request with the same Idempotency-Key made, once it is in the queue;
  * undefined when that request gave up before queueing, or its job has since been removed.
  */
-async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: string, key: string, claim: { jobId: string; claimedAt: number }): Promise<Job | undefined> {
+async function awaitClaimedJob(
+  route: JobRoute,
+  idem: Idempotency,
+  accountId: string,
+  key: string,
+  claim: { jobId: string; claimedAt: number },
+): Promise<Job | undefined> {
   for (;;) {
     const job = await route.handle.queue.getJob(claim.jobId);
     if (job) return job;
@@ -80,7 +86,9 @@ async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: st
     await idem.forget(accountId, key, claim.jobId);
     return undefined;
   }
-  throw new AppError('unavailable', 'an earlier request with this Idempotency-Key is still being admitted; retry shortly', { retryAfterMs: 1_000 });
+  throw new AppError('unavailable', 'an earlier request with this Idempotency-Key is still being admitted; retry shortly', {
+    retryAfterMs: 1_000,
+  });
 }
 
 /**
@@ -88,7 +96,15 @@ async function awaitClaimedJob(route: JobRoute, idem: Idempotency, accountId: st
  * Idempotency-Key made (a replay), or a new one, admitted through the depth guard and the
  * reservation. A key whose first request never got its job queued is claimed afresh.
  */
-async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>, budgetMs: number, client: AbortSignal, idemKey?: string) {
+async function admit<P extends { meta: JobMeta }>(
+  res: Response,
+  deps: JobRequestDeps,
+  route: JobRoute,
+  spec: JobSpec<P>,
+  budgetMs: number,
+  client: AbortSignal,
+  idemKey?: string,
+) {
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -96,7 +112,9 @@ async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobReques
     if (idemKey) {
       const claim = await deps.idempotency.claim(caller.accountId, idemKey, print, jobId);
       if (claim.kind === 'conflict') {
-        throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key', { retryable: false });
+        throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key', {
+          retryable: false,
+        });
       }
       if (claim.kind === 'existing') {
         const job = await awaitClaimedJob(route, deps.idempotency, caller.accountId, idemKey, claim);
@@ -112,7 +130,13 @@ async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobReques
       // the wait is registered before the job exists: its end cannot come before anyone listens
       const wait = route.handle.waits.register(jobId, budgetMs, client);
       try {
-        return { job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () => spec.prepare(jobId)), fresh: true, wait };
+        return {
+          job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () =>
+            spec.prepare(jobId),
+          ),
+          fresh: true,
+          wait,
+        };
       } catch (error) {
         wait.cancel();
         throw error;
@@ -130,7 +154,13 @@ async function admit<P extends { meta: JobMeta }>(res: Response, deps: JobReques
  * reservation and queueing, waiting within the caller's budget (Prefer), cancelling when the
  * caller leaves before the job started, and the answer (200, error, or 202 with the job).
  */
-export async function handleJobRequest<P extends { meta: JobMeta }>(req: Request, res: Response, deps: JobRequestDeps, route: JobRoute, spec: JobSpec<P>) {
+export async function handleJobRequest<P extends { meta: JobMeta }>(
+  req: Request,
+  res: Response,
+  deps: JobRequestDeps,
+  route: JobRoute,
+  spec: JobSpec<P>,
+) {
   const { budgetMs, applied } = waitBudget(parsePrefer(req), deps.wait.defaultMs, deps.wait.maxMs);
   if (applied) res.set('Preference-Applied', applied);
   const idemKey = req.get('idempotency-key');
@@ -149,12 +179,15 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(req: Request
     } else {
       res.set('Idempotent-Replayed', 'true');
     }
-    const outcome = wait ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal) : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
+    const outcome = wait
+      ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal)
+      : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
     if (client.signal.aborted) return;
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
-    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, route.handle, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+    if (outcome.state !== 'gone' && !replayOfCancelled)
+      return answer(res, route.handle, outcome, spec.present, route.dialect, spec.send ?? sendJson);
     if (fresh || attempt >= 2) {
       throw new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, { retryAfterMs: 1_000 });
     }

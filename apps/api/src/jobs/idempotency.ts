@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { evalScript } from '@relay/core';
 
-export type Claim =
-  | { kind: 'fresh'; jobId: string }
-  | { kind: 'existing'; jobId: string; claimedAt: number }
-  | { kind: 'conflict' };
+export type Claim = { kind: 'fresh'; jobId: string } | { kind: 'existing'; jobId: string; claimedAt: number } | { kind: 'conflict' };
 
 /**
  * A stable fingerprint of what was asked: object keys sorted, so key order does not matter.
@@ -59,7 +56,16 @@ export function createIdempotency(redis: Redis, prefix: string, ttlSeconds: numb
     `${prefix}:idem:${accountId}:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
   return {
     async claim(accountId: string, idempotencyKey: string, print: string, jobId: string): Promise<Claim> {
-      const [kind, id, at] = (await evalScript(redis, CLAIM, 1, keyOf(accountId, idempotencyKey), print, jobId, ttlSeconds, Date.now())) as string[];
+      const [kind, id, at] = (await evalScript(
+        redis,
+        CLAIM,
+        1,
+        keyOf(accountId, idempotencyKey),
+        print,
+        jobId,
+        ttlSeconds,
+        Date.now(),
+      )) as string[];
       if (kind === 'conflict') return { kind };
       return kind === 'existing' ? { kind, jobId: id!, claimedAt: Number(at) } : { kind: 'fresh', jobId: id! };
     },

@@ -25,7 +25,9 @@ export function createJobWaits(events: QueueEvents, stop: AbortSignal, turns: Tu
     for (const waiter of waiters) waiter(end, completed);
   };
   // thousands of jobs may end in one read of the events stream: their answers are built a few per turn
-  events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => turns.run(() => wake(jobId, 'event', { returnvalue })));
+  events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
+    turns.run(() => wake(jobId, 'event', { returnvalue })),
+  );
   for (const name of ['failed', 'removed'] as const) {
     events.on(name, ({ jobId }: { jobId: string }) => turns.run(() => wake(jobId, 'event')));
   }

@@ -42,7 +42,13 @@ export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs
  * job as it was added, with no read of Redis. Anything else (a failure, a removal, the budget,
  * the client leaving) is read from Redis as `waitForJob` does.
  */
-export async function waitForAdded<R>(handle: QueueHandle, job: Job, wait: ReturnType<QueueHandle['waits']['register']>, budgetMs: number, client?: AbortSignal): Promise<Outcome<R>> {
+export async function waitForAdded<R>(
+  handle: QueueHandle,
+  job: Job,
+  wait: ReturnType<QueueHandle['waits']['register']>,
+  budgetMs: number,
+  client?: AbortSignal,
+): Promise<Outcome<R>> {
   const started = Date.now();
   const { end, completed } = await wait.ended;
   if (completed) return { state: 'completed', job, result: completed.returnvalue as R };

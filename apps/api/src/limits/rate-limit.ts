@@ -31,16 +31,21 @@ export interface RateLimitBucket {
 }
 
 export function rateLimit(redis: Redis, prefix: string, bucket: RateLimitBucket) {
-  const keyOf = (keyId: string) => (bucket.name === 'requests' ? `${prefix}:ratelimit:${keyId}` : `${prefix}:ratelimit:${bucket.name}:${keyId}`);
+  const keyOf = (keyId: string) =>
+    bucket.name === 'requests' ? `${prefix}:ratelimit:${keyId}` : `${prefix}:ratelimit:${bucket.name}:${keyId}`;
   return async (_req: Request, res: Response, next: NextFunction) => {
     const caller = res.locals.caller!;
     const limit = (caller.rateLimitPerMinute ?? bucket.defaultPerMinute) * bucket.multiplier;
     if (limit <= 0) return next();
     const waitMs = Number(await evalScript(redis, GCRA, 1, keyOf(caller.keyId), 60_000 / limit, limit));
     if (waitMs > 0) {
-      throw new AppError('rate_limited', `rate limit of ${limit} ${bucket.name} per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`, {
-        retryAfterMs: waitMs,
-      });
+      throw new AppError(
+        'rate_limited',
+        `rate limit of ${limit} ${bucket.name} per minute exceeded for this key; retry in ${Math.ceil(waitMs / 1000)} s`,
+        {
+          retryAfterMs: waitMs,
+        },
+      );
     }
     next();
   };

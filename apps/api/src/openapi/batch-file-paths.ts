@@ -9,13 +9,18 @@ export function batchFilePaths() {
       post: {
         tags: ['batch'],
         summary: 'Upload a batch input file (JSONL)',
-        description: 'multipart/form-data with `file` and `purpose=batch`; streamed into the store; at most BATCH_FILE_MAX_BYTES (200 MiB) and BATCH_FILE_MAX_LINES (50,000 lines).',
+        description:
+          'multipart/form-data with `file` and `purpose=batch`; streamed into the store; at most BATCH_FILE_MAX_BYTES (200 MiB) and BATCH_FILE_MAX_LINES (50,000 lines).',
         security,
         requestBody: {
           required: true,
           content: {
             'multipart/form-data': {
-              schema: { type: 'object', required: ['file', 'purpose'], properties: { file: { type: 'string', format: 'binary' }, purpose: { type: 'string', enum: ['batch'] } } },
+              schema: {
+                type: 'object',
+                required: ['file', 'purpose'],
+                properties: { file: { type: 'string', format: 'binary' }, purpose: { type: 'string', enum: ['batch'] } },
+              },
             },
           },
         },
@@ -35,7 +40,13 @@ export function batchFilePaths() {
       },
     },
     '/v1/files/{fileId}': {
-      get: { tags: ['batch'], summary: 'One file', security, parameters: [pathId('fileId')], responses: { '200': ok('The file', 'FileObject'), ...errors('OpenAIError', [401, 404, 429]) } },
+      get: {
+        tags: ['batch'],
+        summary: 'One file',
+        security,
+        parameters: [pathId('fileId')],
+        responses: { '200': ok('The file', 'FileObject'), ...errors('OpenAIError', [401, 404, 429]) },
+      },
       delete: {
         tags: ['batch'],
         summary: 'Delete a file and its content',
@@ -50,7 +61,10 @@ export function batchFilePaths() {
         summary: "A file's content",
         security,
         parameters: [pathId('fileId')],
-        responses: { '200': { description: 'The JSONL', content: { 'application/jsonl': { schema: { type: 'string' } } } }, ...errors('OpenAIError', [401, 404, 429, 503]) },
+        responses: {
+          '200': { description: 'The JSONL', content: { 'application/jsonl': { schema: { type: 'string' } } } },
+          ...errors('OpenAIError', [401, 404, 429, 503]),
+        },
       },
     },
   };

@@ -11,10 +11,13 @@ export function batchPaths() {
         tags: ['batch'],
         summary: 'Create a batch from an uploaded input file',
         description:
-          'endpoint is /v1/images/generations or a speech model\'s /v1beta/models/{model}:generateContent. The input is validated first: format errors fail the batch (status failed, errors.data with line numbers); a line breaking a rule of its endpoint is not run and gets the synchronous 400 in the error file. Then the most the other lines can cost is held (402 if the balance does not cover it).',
+          "endpoint is /v1/images/generations or a speech model's /v1beta/models/{model}:generateContent. The input is validated first: format errors fail the batch (status failed, errors.data with line numbers); a line breaking a rule of its endpoint is not run and gets the synchronous 400 in the error file. Then the most the other lines can cost is held (402 if the balance does not cover it).",
         security,
         requestBody: { required: true, content: json('BatchCreate') },
-        responses: { '200': ok('The batch (in_progress, or failed in validation)', 'Batch'), ...errors('OpenAIError', [400, 401, 402, 404, 415, 429, 503]) },
+        responses: {
+          '200': ok('The batch (in_progress, or failed in validation)', 'Batch'),
+          ...errors('OpenAIError', [400, 401, 402, 404, 415, 429, 503]),
+        },
       },
       get: {
         tags: ['batch'],
@@ -28,7 +31,13 @@ export function batchPaths() {
       },
     },
     '/v1/batches/{batchId}': {
-      get: { tags: ['batch'], summary: 'One batch, with its counts and progress', security, parameters: [batchId], responses: { '200': ok('The batch', 'Batch'), ...errors('OpenAIError', [401, 404, 429]) } },
+      get: {
+        tags: ['batch'],
+        summary: 'One batch, with its counts and progress',
+        security,
+        parameters: [batchId],
+        responses: { '200': ok('The batch', 'Batch'), ...errors('OpenAIError', [401, 404, 429]) },
+      },
     },
     '/v1/batches/{batchId}/cancel': {
       post: {
@@ -46,7 +55,12 @@ export function batchPaths() {
         security,
         parameters: [
           batchId,
-          { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'How many finished lines were read already (the previous page\'s after)' },
+          {
+            name: 'after',
+            in: 'query',
+            schema: { type: 'integer', minimum: 0 },
+            description: "How many finished lines were read already (the previous page's after)",
+          },
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
         ],
         responses: { '200': ok('Output and error lines', 'BatchResults'), ...errors('OpenAIError', [400, 401, 404, 409, 429, 503]) },
@@ -59,7 +73,10 @@ export function batchPaths() {
         security,
         parameters: [batchId],
         responses: {
-          '200': { description: 'files/{custom_id}/{index}.{ext} and manifest.json (custom_id -> path, bytes, sha256, url), streamed', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+          '200': {
+            description: 'files/{custom_id}/{index}.{ext} and manifest.json (custom_id -> path, bytes, sha256, url), streamed',
+            content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+          },
           ...errors('OpenAIError', [401, 404, 409, 429]),
         },
       },

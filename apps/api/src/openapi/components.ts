@@ -1,21 +1,55 @@
 import { z } from 'zod';
 import { dailyUsageSchema, ledgerPageSchema } from '@relay/billing';
 import type { Catalog } from '@relay/core';
-import { imageRequestFields, newWebhookSchema, speechRequestFields, webhookBody, webhookDeliveriesSchema, webhookEndpointSchema } from '@relay/jobs';
-import { accountBody, accountDetailsSchema, accountScheduleBody, balanceAnswerSchema, creditBody, keyBody, keyListSchema, newKeySchema } from '../admin/schemas.js';
+import {
+  imageRequestFields,
+  newWebhookSchema,
+  speechRequestFields,
+  webhookBody,
+  webhookDeliveriesSchema,
+  webhookEndpointSchema,
+} from '@relay/jobs';
+import {
+  accountBody,
+  accountDetailsSchema,
+  accountScheduleBody,
+  balanceAnswerSchema,
+  creditBody,
+  keyBody,
+  keyListSchema,
+  newKeySchema,
+} from '../admin/schemas.js';
 import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
 import { channelCreateBody, channelPatchBody, channelViewSchema } from '@relay/channels';
-import { adminBatchListSchema, batchCreateBody, batchListSchema, batchObjectSchema, batchResultsSchema, fileDeletedSchema, fileListSchema, fileObjectSchema } from '@relay/batch';
+import {
+  adminBatchListSchema,
+  batchCreateBody,
+  batchListSchema,
+  batchObjectSchema,
+  batchResultsSchema,
+  fileDeletedSchema,
+  fileListSchema,
+  fileObjectSchema,
+} from '@relay/batch';
 import { countTokensBody } from '../gemini/count-tokens.js';
-import { countTokensResponseSchema, generateContentResponseSchema, geminiModelListSchema, geminiModelSchema, googleErrorSchema } from '@relay/jobs';
+import {
+  countTokensResponseSchema,
+  generateContentResponseSchema,
+  geminiModelListSchema,
+  geminiModelSchema,
+  googleErrorSchema,
+} from '@relay/jobs';
 import { imagesResponseSchema, jobObjectSchema, openAIErrorSchema, openAIModelListSchema, openAIModelSchema } from '@relay/jobs';
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's own dialect) of what a client sends or receives. */
 function schemaOf(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 

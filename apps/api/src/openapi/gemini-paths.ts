@@ -2,10 +2,20 @@ import type { Catalog } from '@relay/core';
 import { GEMINI_VERSIONS } from '../gemini/versions.js';
 import { errors, GENERATION_ERRORS, googleSecurity, jobParams, json, ok, pending } from './parts.js';
 
-const modelParam = (catalog: Catalog) => ({ name: 'model', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(catalog.speechModels) } });
+const modelParam = (catalog: Catalog) => ({
+  name: 'model',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', enum: Object.keys(catalog.speechModels) },
+});
 
 export const pageParams = [
-  { name: 'pageSize', in: 'query', description: 'Gemini callers: models per page (default 50, at most 1000)', schema: { type: 'integer', minimum: 0 } },
+  {
+    name: 'pageSize',
+    in: 'query',
+    description: 'Gemini callers: models per page (default 50, at most 1000)',
+    schema: { type: 'integer', minimum: 0 },
+  },
   { name: 'pageToken', in: 'query', description: "Gemini callers: the previous page's nextPageToken", schema: { type: 'string' } },
 ];
 
@@ -35,7 +45,8 @@ function speechOperation(action: string, catalog: Catalog) {
 const countTokensOperation = (catalog: Catalog) => ({
   tags: ['speech'],
   summary: 'Count input tokens as the relay reserves them: one per character of text',
-  description: "Free. The count is the synthesis's input reservation, never less than the upstream's own promptTokenCount (the charge uses the latter).",
+  description:
+    "Free. The count is the synthesis's input reservation, never less than the upstream's own promptTokenCount (the charge uses the latter).",
   security: googleSecurity,
   parameters: [modelParam(catalog)],
   requestBody: { required: true, content: json('CountTokensRequest') },
@@ -68,7 +79,10 @@ export function geminiPaths(catalog: Catalog) {
   for (const version of GEMINI_VERSIONS) {
     const route = `/${version}/models/:modelAction`;
     paths[`/${version}/models/{model}:generateContent`] = { 'x-express-route': route, post: speechOperation('generateContent', catalog) };
-    paths[`/${version}/models/{model}:streamGenerateContent`] = { 'x-express-route': route, post: speechOperation('streamGenerateContent', catalog) };
+    paths[`/${version}/models/{model}:streamGenerateContent`] = {
+      'x-express-route': route,
+      post: speechOperation('streamGenerateContent', catalog),
+    };
     paths[`/${version}/models/{model}:countTokens`] = { 'x-express-route': route, post: countTokensOperation(catalog) };
     if (version === 'v1') continue;
     paths[`/${version}/models`] = { get: listOperation };

@@ -8,7 +8,7 @@ const either = (description: string, openai: SchemaName, google: SchemaName) => 
 });
 
 const DIALECT =
-  'OpenAI clients (Authorization: Bearer) get OpenAI\'s shape; Google clients (x-goog-api-key or ?key=) get Gemini\'s, as under /v1beta.';
+  "OpenAI clients (Authorization: Bearer) get OpenAI's shape; Google clients (x-goog-api-key or ?key=) get Gemini's, as under /v1beta.";
 
 /** GET /v1/models and /v1/models/{model}: OpenAI's model listing and Gemini v1's, told apart by the credential. */
 export function modelPaths() {

@@ -15,7 +15,9 @@ export const trafficSchema = z.object({
       clientErrors: z.number().int().describe('4xx answers'),
       serverErrors: z.number().int().describe('5xx answers'),
       avgMs: z.number(),
-      p95Ms: z.number().describe("upper bound of the latency bucket holding the 95th percentile (the slowest bucket's is the largest bound)"),
+      p95Ms: z
+        .number()
+        .describe("upper bound of the latency bucket holding the 95th percentile (the slowest bucket's is the largest bound)"),
     }),
   ),
   /** Requests over the whole window, per kind of request. */
@@ -60,7 +62,14 @@ export async function readTraffic(redis: Redis, prefix: string, hours: number, n
       total.errors += e4 + e5;
     }
     if (requests === 0) return;
-    rows.push({ at: minute * 60_000, requests, clientErrors, serverErrors, avgMs: Math.round(ms / requests), p95Ms: percentileBound(buckets, requests, 0.95) });
+    rows.push({
+      at: minute * 60_000,
+      requests,
+      clientErrors,
+      serverErrors,
+      avgMs: Math.round(ms / requests),
+      p95Ms: percentileBound(buckets, requests, 0.95),
+    });
   });
   return { minutes: rows, byGroup: [...groups.values()] };
 }

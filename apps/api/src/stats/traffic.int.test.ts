@@ -41,7 +41,14 @@ test('answers add up in memory and reach Redis in one flush, summed across proce
   const traffic = await readTraffic(redis, prefix, 1, now);
   expect(traffic.minutes).toEqual([
     { at: (Math.floor(now / 60_000) - 1) * 60_000, requests: 1, clientErrors: 0, serverErrors: 0, avgMs: 3_000, p95Ms: 5_000 },
-    { at: Math.floor(now / 60_000) * 60_000, requests: 21, clientErrors: 1, serverErrors: 1, avgMs: Math.round((19 * 80 + 40_000 + 5) / 21), p95Ms: 100 },
+    {
+      at: Math.floor(now / 60_000) * 60_000,
+      requests: 21,
+      clientErrors: 1,
+      serverErrors: 1,
+      avgMs: Math.round((19 * 80 + 40_000 + 5) / 21),
+      p95Ms: 100,
+    },
   ]);
   expect(traffic.byGroup.filter((g) => g.requests > 0)).toEqual([
     { group: 'images', requests: 20, errors: 1 },

@@ -22,7 +22,11 @@ export interface Manifest {
 
 /** The relay's links in an output line (image urls, speech fileUri). */
 const LINK = /https?:\/\/[^"\s]+?\/files\/(?:img|tts)_[0-9a-f]{32}-(\d{1,2})\.(jpeg|png|wav)/g;
-const safe = (customId: string) => customId.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '_').slice(0, 100) || 'line';
+const safe = (customId: string) =>
+  customId
+    .replace(/[^\w.-]+/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 100) || 'line';
 
 function readJson<T>(file: string): T | undefined {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
@@ -71,12 +75,18 @@ export function openCollector(dir: string, batchId: string) {
         // OpenAI's body names a code, Google's a status; a line never run names its batch's ending
         const body = (line.response?.body ?? {}) as { error?: { code?: unknown; status?: unknown; message?: unknown } };
         const code = line.error?.code ?? (typeof body.error?.code === 'string' ? body.error.code : String(body.error?.status ?? 'error'));
-        manifest.errors[line.custom_id] = { status: line.response?.status_code ?? null, code, message: line.error?.message ?? String(body.error?.message ?? '') };
+        manifest.errors[line.custom_id] = {
+          status: line.response?.status_code ?? null,
+          code,
+          message: line.error?.message ?? String(body.error?.message ?? ''),
+        };
         return;
       }
       if (manifest.files[line.custom_id]) return;
       const links = [...JSON.stringify(line.response.body).matchAll(LINK)];
-      manifest.files[line.custom_id] = await Promise.all(links.map(([url, index, ext]) => download(url, `${safe(line.custom_id)}-${index}.${ext}`)));
+      manifest.files[line.custom_id] = await Promise.all(
+        links.map(([url, index, ext]) => download(url, `${safe(line.custom_id)}-${index}.${ext}`)),
+      );
     },
 
     save(status?: string) {

@@ -10,7 +10,9 @@ const units = (micro: number) => (micro / 1_000_000).toFixed(2);
 
 /** The lines finished since `after`, or undefined once the batch has ended (its files hold them all). */
 async function results(target: RelayTarget, batchId: string, after: number) {
-  const res = await fetch(`${target.url}/v1/batches/${batchId}/results?after=${after}&limit=500`, { headers: { authorization: `Bearer ${target.key}` } });
+  const res = await fetch(`${target.url}/v1/batches/${batchId}/results?after=${after}&limit=500`, {
+    headers: { authorization: `Bearer ${target.key}` },
+  });
   if (res.status === 409) return undefined;
   if (!res.ok) throw new Error(`results of ${batchId}: HTTP ${res.status} ${await res.text()}`);
   return (await res.json()) as { data: OutputLine[]; after: number; has_more: boolean };
@@ -19,7 +21,10 @@ async function results(target: RelayTarget, batchId: string, after: number) {
 async function fileLines(client: OpenAI, fileId: string | null | undefined): Promise<OutputLine[]> {
   if (!fileId) return [];
   const text = await (await client.files.content(fileId)).text();
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as OutputLine);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as OutputLine);
 }
 
 function progressBar(quiet: boolean) {
@@ -37,8 +42,16 @@ function progressBar(quiet: boolean) {
       const done = counts.completed + counts.failed;
       const minutes = batch.in_progress_at ? (Date.now() / 1000 - batch.in_progress_at) / 60 : 0;
       const progress = (batch as Batch & { progress?: { charged: number; estimated_completion_at: number | null } }).progress;
-      const eta = progress?.estimated_completion_at ? `${Math.max(0, Math.round(progress.estimated_completion_at - Date.now() / 1000))}s` : '-';
-      const payload = { failed: counts.failed, rate: minutes > 0 ? Math.round(done / minutes) : 0, eta, charged: units(progress?.charged ?? 0), status: batch.status };
+      const eta = progress?.estimated_completion_at
+        ? `${Math.max(0, Math.round(progress.estimated_completion_at - Date.now() / 1000))}s`
+        : '-';
+      const payload = {
+        failed: counts.failed,
+        rate: minutes > 0 ? Math.round(done / minutes) : 0,
+        eta,
+        charged: units(progress?.charged ?? 0),
+        status: batch.status,
+      };
       if (quiet) return;
       if (!started) bar.start(counts.total, done, payload);
       else bar.setTotal(counts.total);
@@ -74,7 +87,8 @@ export async function follow(client: OpenAI, target: RelayTarget, batchId: strin
       }
       if (!page?.has_more) await sleep(1_000);
     }
-    for (const line of [...(await fileLines(client, batch.output_file_id)), ...(await fileLines(client, batch.error_file_id))]) await collector.add(line);
+    for (const line of [...(await fileLines(client, batch.output_file_id)), ...(await fileLines(client, batch.error_file_id))])
+      await collector.add(line);
     collector.save(batch.status);
   } finally {
     bar.stop();

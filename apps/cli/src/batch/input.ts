@@ -24,7 +24,10 @@ function bodyFor(text: string, o: LineOptions): Record<string, unknown> {
   if (o.speech) {
     return {
       contents: [{ parts: [{ text }] }],
-      generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: o.voice ?? 'Kore' } } } },
+      generationConfig: {
+        responseModalities: ['AUDIO'],
+        speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: o.voice ?? 'Kore' } } },
+      },
     };
   }
   return {
@@ -52,7 +55,12 @@ export async function promptsToJsonl(source: string, target: string, options: Li
     no += 1;
     if (!text.trim()) continue;
     lines += 1;
-    const line = JSON.stringify({ custom_id: `line-${String(no).padStart(5, '0')}`, method: 'POST', url: endpoint, body: bodyFor(text.trim(), options) });
+    const line = JSON.stringify({
+      custom_id: `line-${String(no).padStart(5, '0')}`,
+      method: 'POST',
+      url: endpoint,
+      body: bodyFor(text.trim(), options),
+    });
     if (!out.write(`${line}\n`)) await once(out, 'drain');
   }
   out.end();

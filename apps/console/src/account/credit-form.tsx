@@ -34,7 +34,14 @@ export function CreditForm({ accountId, onDone }: { accountId: string; onDone: (
       <h2 id="credit-title">Add or correct credit</h2>
       <label>
         Amount (units; negative to correct)
-        <input name="amount" inputMode="decimal" required value={amount} onInput={(e) => setAmount(e.currentTarget.value)} aria-describedby="amount-hint" />
+        <input
+          name="amount"
+          inputMode="decimal"
+          required
+          value={amount}
+          onInput={(e) => setAmount(e.currentTarget.value)}
+          aria-describedby="amount-hint"
+        />
       </label>
       <small id="amount-hint">{micro === undefined ? 'Up to 6 decimals.' : `${count(micro)} micro-units`}</small>
       <label>

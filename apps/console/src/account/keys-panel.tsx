@@ -25,7 +25,11 @@ export function KeysPanel({ accountId, keys, onChange }: { accountId: string; ke
   return (
     <section aria-labelledby="keys-title">
       <h2 id="keys-title">Keys</h2>
-      {created ? <NewSecret created={created} onDismiss={() => setCreated(undefined)} /> : <NewKeyForm accountId={accountId} onCreated={(k) => (setCreated(k), onChange())} />}
+      {created ? (
+        <NewSecret created={created} onDismiss={() => setCreated(undefined)} />
+      ) : (
+        <NewKeyForm accountId={accountId} onCreated={(k) => (setCreated(k), onChange())} />
+      )}
       <ErrorNote error={error} />
       <DataTable
         caption="Keys"
@@ -35,7 +39,11 @@ export function KeysPanel({ accountId, keys, onChange }: { accountId: string; ke
         columns={[
           { label: 'Name', cell: (k) => k.name },
           { label: 'Id', cell: (k) => <code>{k.id}</code> },
-          { label: 'Limit / min', numeric: true, cell: (k) => (k.rateLimitPerMinute === null ? 'default' : k.rateLimitPerMinute === 0 ? 'none' : count(k.rateLimitPerMinute)) },
+          {
+            label: 'Limit / min',
+            numeric: true,
+            cell: (k) => (k.rateLimitPerMinute === null ? 'default' : k.rateLimitPerMinute === 0 ? 'none' : count(k.rateLimitPerMinute)),
+          },
           { label: 'Last used', cell: (k) => ago(k.lastUsedAt) },
           {
             label: 'State',
@@ -52,7 +60,12 @@ export function KeysPanel({ accountId, keys, onChange }: { accountId: string; ke
                   </button>
                 </span>
               ) : (
-                <button type="button" class="secondary outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke key ${k.name}`}>
+                <button
+                  type="button"
+                  class="secondary outline small"
+                  onClick={() => setConfirming(k.id)}
+                  aria-label={`Revoke key ${k.name}`}
+                >
                   Revoke…
                 </button>
               ),
@@ -87,7 +100,15 @@ function NewKeyForm({ accountId, onCreated }: { accountId: string; onCreated: (k
       </label>
       <label>
         Requests per minute
-        <input name="rateLimit" type="number" min={0} step={1} placeholder="default" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
+        <input
+          name="rateLimit"
+          type="number"
+          min={0}
+          step={1}
+          placeholder="default"
+          value={limit}
+          onInput={(e) => setLimit(e.currentTarget.value)}
+        />
       </label>
       <button type="submit">Create key</button>
       <ErrorNote error={error} />

@@ -49,7 +49,10 @@ export function Ledger({ accountId, keys, version }: { accountId: string; keys: 
   useEffect(() => void load(), [accountId, filters, version]);
 
   const models = [...(catalog.data?.imageModels ?? []), ...(catalog.data?.speechModels ?? [])].map((m) => m.id);
-  const field = (name: keyof Filters) => ({ value: draft[name], onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: e.currentTarget.value }) });
+  const field = (name: keyof Filters) => ({
+    value: draft[name],
+    onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: e.currentTarget.value }),
+  });
   const keyName = new Map(keys.map((k) => [k.id, k.name]));
 
   return (
@@ -112,7 +115,7 @@ export function Ledger({ accountId, keys, version }: { accountId: string; keys: 
           { label: 'Time', cell: (e) => dateTime(e.at) },
           { label: 'Type', cell: (e) => e.type },
           { label: 'Model', cell: (e) => e.model || '—' },
-          { label: 'Key', cell: (e) => (e.keyId ? keyName.get(e.keyId) ?? e.keyId : '—') },
+          { label: 'Key', cell: (e) => (e.keyId ? (keyName.get(e.keyId) ?? e.keyId) : '—') },
           { label: 'User', cell: (e) => e.user ?? '—' },
           { label: 'Units', cell: (e) => e.units || '—' },
           { label: 'Change', numeric: true, cell: (e) => money(e.amount) },

@@ -16,12 +16,15 @@ export function ScheduleForm({ account, onDone }: { account: Account; onDone: ()
     const w = Number(weight);
     const most = cap.trim() === '' ? null : Number(cap);
     if (!Number.isFinite(w) || w < 0.01 || w > 1000) return setError('Weight: a number from 0.01 to 1000.');
-    if (most !== null && (!Number.isInteger(most) || most < 1)) return setError('Jobs in flight: a whole number of at least 1, or empty for no cap.');
+    if (most !== null && (!Number.isInteger(most) || most < 1))
+      return setError('Jobs in flight: a whole number of at least 1, or empty for no cap.');
     const body: AccountScheduleBody = { weight: w, maxInFlight: most };
     try {
       const answer = await admin<Account>('PATCH', `/accounts/${encodeURIComponent(account.id)}`, body);
       setError(undefined);
-      setDone(`Saved: weight ${answer.weight}, ${answer.maxInFlight === null ? 'no cap on jobs in flight' : `at most ${answer.maxInFlight} jobs in flight`}.`);
+      setDone(
+        `Saved: weight ${answer.weight}, ${answer.maxInFlight === null ? 'no cap on jobs in flight' : `at most ${answer.maxInFlight} jobs in flight`}.`,
+      );
       onDone();
     } catch (err) {
       setError((err as Error).message);

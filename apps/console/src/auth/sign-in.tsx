@@ -17,7 +17,11 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       saveToken(token.trim());
       onSignedIn();
     } catch (err) {
-      setError((err as Error).message === 'The admin token was not accepted.' ? 'That is not the admin token of this relay.' : (err as Error).message);
+      setError(
+        (err as Error).message === 'The admin token was not accepted.'
+          ? 'That is not the admin token of this relay.'
+          : (err as Error).message,
+      );
     } finally {
       setBusy(false);
     }
@@ -26,11 +30,21 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     <main class="container narrow">
       <article>
         <h1>relay console</h1>
-        <p>Sign in with the relay's admin token (<code>ADMIN_TOKEN</code>; <code>npm start</code> prints it). It is kept in this tab only.</p>
+        <p>
+          Sign in with the relay's admin token (<code>ADMIN_TOKEN</code>; <code>npm start</code> prints it). It is kept in this tab only.
+        </p>
         <form onSubmit={submit}>
           <label>
             Admin token
-            <input type="password" name="token" autocomplete="current-password" required value={token} onInput={(e) => setToken(e.currentTarget.value)} aria-invalid={error ? true : undefined} />
+            <input
+              type="password"
+              name="token"
+              autocomplete="current-password"
+              required
+              value={token}
+              onInput={(e) => setToken(e.currentTarget.value)}
+              aria-invalid={error ? true : undefined}
+            />
           </label>
           <ErrorNote error={error} />
           <button type="submit" aria-busy={busy} disabled={busy}>
@@ -49,8 +63,8 @@ export function AdminDisabled() {
       <article>
         <h1>The admin API is off</h1>
         <p>
-          This relay was started without <code>ADMIN_TOKEN</code>, so it has no admin API and the console cannot sign in. Set <code>ADMIN_TOKEN</code> in the api's
-          environment and restart it.
+          This relay was started without <code>ADMIN_TOKEN</code>, so it has no admin API and the console cannot sign in. Set{' '}
+          <code>ADMIN_TOKEN</code> in the api's environment and restart it.
         </p>
         <p>
           The public API works as usual; its reference is at <a href="/docs">/docs</a>.

@@ -15,7 +15,14 @@ const timeLabel = (seconds: number, step: 'day' | 'minute') =>
  * A uPlot chart (canvas) of series over time, with the same numbers as a table for screen
  * readers and keyboards (the canvas itself is hidden from them).
  */
-export function Chart({ title, x, series, format, step, height = 220 }: {
+export function Chart({
+  title,
+  x,
+  series,
+  format,
+  step,
+  height = 220,
+}: {
   title: string;
   /** Unix seconds. */
   x: number[];

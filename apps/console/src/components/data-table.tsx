@@ -8,7 +8,13 @@ export interface Column<Row> {
 }
 
 /** A table that scrolls sideways on a phone instead of squeezing; empty says so. */
-export function DataTable<Row>({ rows, columns, caption, rowKey, empty = 'Nothing yet.' }: {
+export function DataTable<Row>({
+  rows,
+  columns,
+  caption,
+  rowKey,
+  empty = 'Nothing yet.',
+}: {
   rows: Row[];
   columns: Array<Column<Row>>;
   caption: string;

@@ -1,7 +1,10 @@
 /** Micro-units (integers, 1,000,000 = one unit of the account's currency) for people. */
 export function money(micro: number): string {
   const units = micro / 1_000_000;
-  return units.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: Math.abs(micro) < 10_000 && micro !== 0 ? 6 : 2 });
+  return units.toLocaleString('en-US', {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: Math.abs(micro) < 10_000 && micro !== 0 ? 6 : 2,
+  });
 }
 
 /**

@@ -20,7 +20,8 @@ export function TrafficCharts() {
     const first = last - hours * 60 + 1;
     const byMinute = new Map(minutes.map((m) => [m.at / 60_000, m]));
     const all = Array.from({ length: hours * 60 }, (_, i) => first + i);
-    const pick = (f: (m: Traffic['minutes'][number]) => number, none: number | null) => all.map((t) => (byMinute.has(t) ? f(byMinute.get(t)!) : none));
+    const pick = (f: (m: Traffic['minutes'][number]) => number, none: number | null) =>
+      all.map((t) => (byMinute.has(t) ? f(byMinute.get(t)!) : none));
     return {
       x: all.map((t) => t * 60),
       load: [

@@ -9,7 +9,8 @@ import { Loading } from './status.js';
 const DAY = 86_400_000;
 
 /** Every UTC day of the window, oldest first, as the server names them. */
-const daysBack = (days: number, now = Date.now()) => Array.from({ length: days }, (_, i) => new Date(now - (days - 1 - i) * DAY).toISOString().slice(0, 10));
+const daysBack = (days: number, now = Date.now()) =>
+  Array.from({ length: days }, (_, i) => new Date(now - (days - 1 - i) * DAY).toISOString().slice(0, 10));
 
 function toSeries(usage: DailyUsage, days: string[], metric: 'charged' | 'units'): ChartSeries[] {
   const models = [...new Set(usage.days.map((row) => row.model))].sort();
@@ -30,7 +31,8 @@ export function UsageCharts({ path, title }: { path: string; title: string }) {
   const spend = useMemo(() => (usage.data ? toSeries(usage.data, dayList, 'charged') : []), [usage.data, dayList]);
   const units = useMemo(() => (usage.data ? toSeries(usage.data, dayList, 'units') : []), [usage.data, dayList]);
   const totals = useMemo(
-    () => (usage.data?.days ?? []).reduce((t, row) => ({ charged: t.charged + row.charged, jobs: t.jobs + row.jobs }), { charged: 0, jobs: 0 }),
+    () =>
+      (usage.data?.days ?? []).reduce((t, row) => ({ charged: t.charged + row.charged, jobs: t.jobs + row.jobs }), { charged: 0, jobs: 0 }),
     [usage.data],
   );
 

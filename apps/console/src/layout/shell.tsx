@@ -25,7 +25,11 @@ export function Shell({ children, onSignOut, version }: { children: ComponentChi
         <ul>
           {NAV.map((entry) => (
             <li>
-              <a href={entry.path} aria-current={!entry.external && current(path, entry.path) ? 'page' : undefined} {...(entry.external ? { target: '_blank', rel: 'noopener' } : {})}>
+              <a
+                href={entry.path}
+                aria-current={!entry.external && current(path, entry.path) ? 'page' : undefined}
+                {...(entry.external ? { target: '_blank', rel: 'noopener' } : {})}
+              >
                 {entry.label}
                 {entry.external ? <span class="visually-hidden"> (opens in a new tab)</span> : null}
               </a>

@@ -43,7 +43,12 @@ export function AccountsPage() {
         <search class="grow">
           <label>
             Search accounts
-            <input type="search" placeholder="a word of the name, or the start of the id" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+            <input
+              type="search"
+              placeholder="a word of the name, or the start of the id"
+              value={query}
+              onInput={(e) => setQuery(e.currentTarget.value)}
+            />
           </label>
         </search>
         <NewAccount />
@@ -61,7 +66,11 @@ export function AccountsPage() {
             { label: 'Balance', numeric: true, cell: (a) => money(a.balance) },
             { label: 'Reserved', numeric: true, cell: (a) => money(a.reserved) },
             { label: 'Spent this month', numeric: true, cell: (a) => money(a.spentThisMonth) },
-            { label: 'Weight', numeric: true, cell: (a) => (a.maxInFlight === null ? String(a.weight) : `${a.weight} (at most ${a.maxInFlight} in flight)`) },
+            {
+              label: 'Weight',
+              numeric: true,
+              cell: (a) => (a.maxInFlight === null ? String(a.weight) : `${a.weight} (at most ${a.maxInFlight} in flight)`),
+            },
             { label: 'Created', cell: (a) => dateTime(a.createdAt) },
           ]}
         />

@@ -39,16 +39,25 @@ export function BatchesPage() {
       setError((e as Error).message);
     }
   };
-  const get = (batch: AdminBatch, path: string, filename: string) => act(() => download(`/batches/${encodeURIComponent(batch.id)}${path}`, filename));
+  const get = (batch: AdminBatch, path: string, filename: string) =>
+    act(() => download(`/batches/${encodeURIComponent(batch.id)}${path}`, filename));
 
   return (
     <>
       <h1>Batches</h1>
-      <p>Batches sent through the Batches API, by any account. Lines run in the batch lane, on capacity nobody waiting needs. Refreshed every 5 seconds.</p>
+      <p>
+        Batches sent through the Batches API, by any account. Lines run in the batch lane, on capacity nobody waiting needs. Refreshed every
+        5 seconds.
+      </p>
       <form class="inline-form" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           Account
-          <input name="account" placeholder="acct_… (all accounts)" value={account} onInput={(e) => (setAccount(e.currentTarget.value), setCursor(undefined))} />
+          <input
+            name="account"
+            placeholder="acct_… (all accounts)"
+            value={account}
+            onInput={(e) => (setAccount(e.currentTarget.value), setCursor(undefined))}
+          />
         </label>
       </form>
       <ErrorNote error={error} />
@@ -79,22 +88,42 @@ export function BatchesPage() {
               cell: (b) => (
                 <span class="row wrap">
                   {RUNNING.has(b.status) && (
-                    <button type="button" class="secondary outline small" onClick={() => act(() => admin('POST', `/batches/${encodeURIComponent(b.id)}/cancel`))} aria-label={`Cancel batch ${b.id}`}>
+                    <button
+                      type="button"
+                      class="secondary outline small"
+                      onClick={() => act(() => admin('POST', `/batches/${encodeURIComponent(b.id)}/cancel`))}
+                      aria-label={`Cancel batch ${b.id}`}
+                    >
                       Cancel
                     </button>
                   )}
                   {b.output_file_id && (
-                    <button type="button" class="outline small" onClick={() => get(b, '/files/output', `${b.id}_output.jsonl`)} aria-label={`Download the output of ${b.id}`}>
+                    <button
+                      type="button"
+                      class="outline small"
+                      onClick={() => get(b, '/files/output', `${b.id}_output.jsonl`)}
+                      aria-label={`Download the output of ${b.id}`}
+                    >
                       Output
                     </button>
                   )}
                   {b.error_file_id && (
-                    <button type="button" class="outline small" onClick={() => get(b, '/files/error', `${b.id}_errors.jsonl`)} aria-label={`Download the errors of ${b.id}`}>
+                    <button
+                      type="button"
+                      class="outline small"
+                      onClick={() => get(b, '/files/error', `${b.id}_errors.jsonl`)}
+                      aria-label={`Download the errors of ${b.id}`}
+                    >
                       Errors
                     </button>
                   )}
                   {ENDED.has(b.status) && (
-                    <button type="button" class="outline small" onClick={() => get(b, '/archive', `${b.id}.zip`)} aria-label={`Download the archive of ${b.id}`}>
+                    <button
+                      type="button"
+                      class="outline small"
+                      onClick={() => get(b, '/archive', `${b.id}.zip`)}
+                      aria-label={`Download the archive of ${b.id}`}
+                    >
                       Archive
                     </button>
                   )}

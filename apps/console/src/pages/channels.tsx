@@ -10,7 +10,9 @@ const percent = (share: number) => `${Math.round(share * 100)} %`;
 
 /** "20 at once, 500/min, shared by acct-1", or "no limit of its own". */
 function capacity(c: ChannelView) {
-  const parts = [c.maxConcurrent ? `${count(c.maxConcurrent)} at once` : '', c.maxPerMinute ? `${count(c.maxPerMinute)}/min` : ''].filter(Boolean);
+  const parts = [c.maxConcurrent ? `${count(c.maxConcurrent)} at once` : '', c.maxPerMinute ? `${count(c.maxPerMinute)}/min` : ''].filter(
+    Boolean,
+  );
   const own = parts.length ? parts.join(', ') : 'no limit of its own';
   return c.capacityGroup ? `${own}, shared by ${c.capacityGroup}` : own;
 }
@@ -47,8 +49,9 @@ export function ChannelsPage() {
     <>
       <h1>Channels</h1>
       <p>
-        Each way to reach an upstream: the configured ones and those added with <code>npm run admin -- channels add</code>. Calls go to the best tier's healthy channels by weight; a failing
-        one's breaker opens and it is probed again after the cooldown. Refreshed every 5 seconds.
+        Each way to reach an upstream: the configured ones and those added with <code>npm run admin -- channels add</code>. Calls go to the
+        best tier's healthy channels by weight; a failing one's breaker opens and it is probed again after the cooldown. Refreshed every 5
+        seconds.
       </p>
       <ErrorNote error={error} />
       <Loading ready={channels.data !== undefined} error={channels.error}>
@@ -80,11 +83,21 @@ export function ChannelsPage() {
               label: 'Service',
               cell: (c) =>
                 c.disabled ? (
-                  <button type="button" class="small" onClick={() => patch(c.id, { disabled: false })} aria-label={`Enable channel ${c.id}`}>
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() => patch(c.id, { disabled: false })}
+                    aria-label={`Enable channel ${c.id}`}
+                  >
                     Enable
                   </button>
                 ) : (
-                  <button type="button" class="secondary outline small" onClick={() => patch(c.id, { disabled: true })} aria-label={`Disable channel ${c.id}`}>
+                  <button
+                    type="button"
+                    class="secondary outline small"
+                    onClick={() => patch(c.id, { disabled: true })}
+                    aria-label={`Disable channel ${c.id}`}
+                  >
                     Disable
                   </button>
                 ),

@@ -18,18 +18,41 @@ export function PlaygroundPage() {
       <h1>Playground</h1>
       <label>
         API key (a key's secret; it is charged like any request)
-        <input type="password" name="apiKey" autocomplete="off" value={apiKey} onInput={(e) => setApiKey(e.currentTarget.value.trim())} placeholder="rk_…" />
+        <input
+          type="password"
+          name="apiKey"
+          autocomplete="off"
+          value={apiKey}
+          onInput={(e) => setApiKey(e.currentTarget.value.trim())}
+          placeholder="rk_…"
+        />
       </label>
       <div role="group" aria-label="What to try" class="segmented">
-        <button type="button" aria-pressed={mode === 'image'} class={mode === 'image' ? '' : 'secondary outline'} onClick={() => setMode('image')}>
+        <button
+          type="button"
+          aria-pressed={mode === 'image'}
+          class={mode === 'image' ? '' : 'secondary outline'}
+          onClick={() => setMode('image')}
+        >
           Image
         </button>
-        <button type="button" aria-pressed={mode === 'speech'} class={mode === 'speech' ? '' : 'secondary outline'} onClick={() => setMode('speech')}>
+        <button
+          type="button"
+          aria-pressed={mode === 'speech'}
+          class={mode === 'speech' ? '' : 'secondary outline'}
+          onClick={() => setMode('speech')}
+        >
           Speech
         </button>
       </div>
       <Loading ready={catalog.data !== undefined} error={catalog.error}>
-        {catalog.data ? mode === 'image' ? <ImagePanel apiKey={apiKey} models={catalog.data.imageModels} /> : <SpeechPanel apiKey={apiKey} models={catalog.data.speechModels} /> : null}
+        {catalog.data ? (
+          mode === 'image' ? (
+            <ImagePanel apiKey={apiKey} models={catalog.data.imageModels} />
+          ) : (
+            <SpeechPanel apiKey={apiKey} models={catalog.data.speechModels} />
+          )
+        ) : null}
       </Loading>
     </>
   );

@@ -41,7 +41,10 @@ export function QueuesPage() {
               rowKey={(f) => f.id}
               empty="No failed job kept."
               columns={[
-                { label: 'Job', cell: (f) => <a href={`${board}/queue/${encodeURIComponent(q.queue)}/${encodeURIComponent(f.id)}`}>{f.id}</a> },
+                {
+                  label: 'Job',
+                  cell: (f) => <a href={`${board}/queue/${encodeURIComponent(q.queue)}/${encodeURIComponent(f.id)}`}>{f.id}</a>,
+                },
                 { label: 'When', cell: (f) => dateTime(f.finishedOn) },
                 { label: 'Attempts', numeric: true, cell: (f) => count(f.attemptsMade) },
                 { label: 'Reason', cell: (f) => f.failedReason },
@@ -51,7 +54,8 @@ export function QueuesPage() {
         ))}
       </Loading>
       <p>
-        Jobs not yet handed to the workers wait in the fair schedule: see <a href="/console/scheduling">Scheduling</a> for pending jobs per lane and account.
+        Jobs not yet handed to the workers wait in the fair schedule: see <a href="/console/scheduling">Scheduling</a> for pending jobs per
+        lane and account.
       </p>
     </>
   );

@@ -17,7 +17,8 @@ export function SchedulingPage() {
     <>
       <h1>Scheduling</h1>
       <p>
-        Jobs wait in lanes (interactive before async before batch) and take turns between accounts by cost (images, or seconds of audio). Refreshed every 5 seconds.
+        Jobs wait in lanes (interactive before async before batch) and take turns between accounts by cost (images, or seconds of audio).
+        Refreshed every 5 seconds.
       </p>
       <Loading ready={stats.data !== undefined} error={stats.error}>
         {(stats.data?.queues ?? []).map((q) => (

@@ -5,7 +5,11 @@ import type { GoogleError, OpenAIError } from '../api/types.js';
  * (held in the page's memory only) and returns the body, or throws the relay's own message.
  */
 export async function callRelay<T>(path: string, headers: Record<string, string>, body: unknown): Promise<T> {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -13,7 +17,8 @@ export async function callRelay<T>(path: string, headers: Record<string, string>
   } catch {
     throw new Error(`${res.status}: ${text.slice(0, 300)}`);
   }
-  if (res.status === 202) throw new Error('The job is still running (202); its result will be at /v1/jobs/… — try a shorter wait or check the queue.');
+  if (res.status === 202)
+    throw new Error('The job is still running (202); its result will be at /v1/jobs/… — try a shorter wait or check the queue.');
   if (!res.ok) {
     const error = (parsed as OpenAIError | GoogleError).error;
     throw new Error(`${res.status}: ${error?.message ?? text.slice(0, 300)}`);

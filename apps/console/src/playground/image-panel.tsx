@@ -65,13 +65,20 @@ export function ImagePanel({ apiKey, models }: { apiKey: string; models: AdminCa
         <section aria-label="Generated images" class="gallery">
           {result.data.map((image, i) => (
             <figure>
-              <img src={`data:image/${image.b64_json?.startsWith('/9j/') ? 'jpeg' : 'png'};base64,${image.b64_json ?? ''}`} alt={`Image ${i + 1} for: ${prompt}`} />
+              <img
+                src={`data:image/${image.b64_json?.startsWith('/9j/') ? 'jpeg' : 'png'};base64,${image.b64_json ?? ''}`}
+                alt={`Image ${i + 1} for: ${prompt}`}
+              />
               <figcaption>
                 {image.size} · <a href={image.url}>stored file</a>
               </figcaption>
             </figure>
           ))}
-          {result.failed?.map((f) => <p class="error">Image {f.index + 1} not delivered: {f.message}</p>)}
+          {result.failed?.map((f) => (
+            <p class="error">
+              Image {f.index + 1} not delivered: {f.message}
+            </p>
+          ))}
         </section>
       ) : null}
       <CodeBlock label="curl" code={imageCurl(location.origin, body)} />

@@ -11,7 +11,11 @@ export interface LinkSigner {
   serve(req: Request, res: Response): void;
 }
 
-const tosDate = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const tosDate = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 function parseTosDate(value: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
@@ -27,7 +31,10 @@ function specFromString(value: string): RenderSpec | undefined {
 }
 
 function xmlError(res: Response, code: string, message: string) {
-  res.status(403).type('application/xml').send(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+  res
+    .status(403)
+    .type('application/xml')
+    .send(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 }
 
 export function createLinkSigner(publicBase: string, secret: string, ttlSeconds: number): LinkSigner {
@@ -61,7 +68,11 @@ export function createLinkSigner(publicBase: string, secret: string, ttlSeconds:
         return;
       }
       const file = renderImage(spec);
-      res.status(200).type(spec.format === 'png' ? 'image/png' : 'image/jpeg').set('Content-Length', String(file.length)).end(file);
+      res
+        .status(200)
+        .type(spec.format === 'png' ? 'image/png' : 'image/jpeg')
+        .set('Content-Length', String(file.length))
+        .end(file);
     },
   };
 }

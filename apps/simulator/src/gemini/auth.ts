@@ -13,14 +13,27 @@ export function geminiAuth(keys: Set<string>) {
       if (keys.has(apiKey)) return next();
       const message = 'API key not valid. Please pass a valid API key.';
       return sendGoogleError(res, 400, message, [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
         { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
       ]);
     }
     if (bearer !== undefined) {
       if (keys.has(bearer)) return next();
-      return sendGoogleError(res, 401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+      return sendGoogleError(
+        res,
+        401,
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      );
     }
-    sendGoogleError(res, 403, "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+    sendGoogleError(
+      res,
+      403,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
   };
 }

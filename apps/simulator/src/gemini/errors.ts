@@ -21,7 +21,10 @@ const MESSAGES: Record<number, string> = {
 
 /** Google's error body; always JSON, which @google/genai needs to read it. */
 export function sendGoogleError(res: Response, code: number, message: string, details?: unknown[]) {
-  res.status(code).type('application/json').json({ error: { code, message, status: STATUS[code] ?? 'UNKNOWN', ...(details ? { details } : {}) } });
+  res
+    .status(code)
+    .type('application/json')
+    .json({ error: { code, message, status: STATUS[code] ?? 'UNKNOWN', ...(details ? { details } : {}) } });
 }
 
 export const defaultMessage = (code: number) => MESSAGES[code] ?? 'Request contains an invalid argument.';
@@ -30,7 +33,10 @@ export const defaultMessage = (code: number) => MESSAGES[code] ?? 'Request conta
 export function sendQuotaExceeded(res: Response, model: string, retryDelay: string) {
   const seconds = Number.parseFloat(retryDelay);
   sendGoogleError(res, 429, `${MESSAGES[429]} Please retry in ${seconds}s.`, [
-    { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+    {
+      '@type': 'type.googleapis.com/google.rpc.Help',
+      links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+    },
     {
       '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
       violations: [
@@ -47,7 +53,5 @@ export function sendQuotaExceeded(res: Response, model: string, retryDelay: stri
 }
 
 export function sendBadRequest(res: Response, field: string, description: string, message = 'Request contains an invalid argument.') {
-  sendGoogleError(res, 400, message, [
-    { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field, description }] },
-  ]);
+  sendGoogleError(res, 400, message, [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field, description }] }]);
 }

@@ -26,7 +26,11 @@ export function createGenerateContentHandler(ctx: SimContext) {
   return async (req: Request, res: Response) => {
     const [model = '', action = ''] = String(req.params.modelAction).split(':');
     if (!['generateContent', 'streamGenerateContent'].includes(action) || !TTS_MODELS.includes(model)) {
-      return sendGoogleError(res, 404, `models/${model} is not found for API version v1beta, or is not supported for ${action || 'this method'}.`);
+      return sendGoogleError(
+        res,
+        404,
+        `models/${model} is not found for API version v1beta, or is not supported for ${action || 'this method'}.`,
+      );
     }
     stats.requests.speech += 1;
     const fault = await playRequestFault(faults, 'speech', req);
@@ -50,7 +54,11 @@ export function createGenerateContentHandler(ctx: SimContext) {
     if (fault?.type === 'no-content') {
       return respond(req, res, action === 'streamGenerateContent', {
         candidates: [{ finishReason: 'OTHER', index: 0 }],
-        usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }] },
+        usageMetadata: {
+          promptTokenCount: promptTokens,
+          totalTokenCount: promptTokens,
+          promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
+        },
         modelVersion: model,
         responseId,
       });
@@ -60,7 +68,10 @@ export function createGenerateContentHandler(ctx: SimContext) {
     respond(req, res, action === 'streamGenerateContent', {
       candidates: [
         {
-          content: { role: 'model', parts: [{ inlineData: { mimeType: `audio/L16;codec=pcm;rate=${SAMPLE_RATE}`, data: pcm.toString('base64') } }] },
+          content: {
+            role: 'model',
+            parts: [{ inlineData: { mimeType: `audio/L16;codec=pcm;rate=${SAMPLE_RATE}`, data: pcm.toString('base64') } }],
+          },
           finishReason: 'STOP',
           index: 0,
         },

@@ -10,8 +10,19 @@ export interface GeminiRejection {
 const KNOWN: Record<string, string[]> = {
   '': ['contents', 'generationConfig', 'systemInstruction', 'safetySettings', 'tools', 'toolConfig', 'cachedContent', 'model'],
   generation_config: [
-    'responseModalities', 'speechConfig', 'imageConfig', 'temperature', 'topP', 'topK', 'seed', 'candidateCount',
-    'maxOutputTokens', 'stopSequences', 'responseMimeType', 'presencePenalty', 'frequencyPenalty',
+    'responseModalities',
+    'speechConfig',
+    'imageConfig',
+    'temperature',
+    'topP',
+    'topK',
+    'seed',
+    'candidateCount',
+    'maxOutputTokens',
+    'stopSequences',
+    'responseMimeType',
+    'presencePenalty',
+    'frequencyPenalty',
   ],
   'generation_config.speech_config': ['voiceConfig', 'multiSpeakerVoiceConfig', 'languageCode'],
   'generation_config.speech_config.voice_config': ['prebuiltVoiceConfig'],
@@ -53,7 +64,10 @@ export function validateTts(raw: unknown): { text: string } | GeminiRejection {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     return { field: 'contents', description: 'contents is not specified' };
   }
-  const text = body.contents.flatMap((c) => c.parts ?? []).map((p) => (typeof p.text === 'string' ? p.text : '')).join('\n');
+  const text = body.contents
+    .flatMap((c) => c.parts ?? [])
+    .map((p) => (typeof p.text === 'string' ? p.text : ''))
+    .join('\n');
   if (!text.trim()) return { field: 'contents', description: 'TTS requires text input.' };
   const modalities = body.generationConfig?.responseModalities;
   if (!Array.isArray(modalities) || modalities.length !== 1 || modalities[0] !== 'AUDIO') {
@@ -73,7 +87,10 @@ export function validateTts(raw: unknown): { text: string } | GeminiRejection {
   const voices = [speech?.voiceConfig, ...speakers.map((s) => s.voiceConfig)].map((v) => v?.prebuiltVoiceConfig?.voiceName);
   for (const voice of voices) {
     if (voice !== undefined && !GEMINI_VOICES.includes(voice as string)) {
-      return { field: 'generation_config.speech_config.voice_config.prebuilt_voice_config.voice_name', description: `Voice name ${String(voice)} is not supported.` };
+      return {
+        field: 'generation_config.speech_config.voice_config.prebuilt_voice_config.voice_name',
+        description: `Voice name ${String(voice)} is not supported.`,
+      };
     }
   }
   return { text };

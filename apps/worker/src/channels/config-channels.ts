@@ -12,6 +12,12 @@ export function configChannels(catalog: Catalog, timeoutOverrideMs: number | und
   return Object.entries(catalog.upstreams).map(([id, configured]) => {
     if (!NAME.test(id)) throw new ConfigError(`RELAY_CONFIG: upstream "${id}" names a channel: use 1-64 of a-z, 0-9, '.', '_', '-'`);
     const resolved = resolveUpstream(configured);
-    return { id, upstream: configured.protocol, baseUrl: resolved.baseUrl, keyEnv: configured.apiKeyEnv, timeoutMs: timeoutOverrideMs ?? configured.timeoutMs };
+    return {
+      id,
+      upstream: configured.protocol,
+      baseUrl: resolved.baseUrl,
+      keyEnv: configured.apiKeyEnv,
+      timeoutMs: timeoutOverrideMs ?? configured.timeoutMs,
+    };
   });
 }

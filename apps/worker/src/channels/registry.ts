@@ -37,7 +37,11 @@ const QUEUE_OF = { ark: 'images', gemini: 'speech' } as const satisfies Record<C
 function groupLimits(members: ChannelRecord[], name: string): LimitSet {
   const least = (values: number[]) => Math.min(...values.filter((v) => v > 0), Number.MAX_SAFE_INTEGER);
   const cap = (v: number) => (v === Number.MAX_SAFE_INTEGER ? 0 : v);
-  return { name: `grp:${name}`, maxConcurrent: cap(least(members.map((m) => m.maxConcurrent))), maxPerMinute: cap(least(members.map((m) => m.maxPerMinute))) };
+  return {
+    name: `grp:${name}`,
+    maxConcurrent: cap(least(members.map((m) => m.maxConcurrent))),
+    maxPerMinute: cap(least(members.map((m) => m.maxPerMinute))),
+  };
 }
 
 /**
@@ -59,7 +63,11 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       unopenable.delete(record.id);
       return settings.sealer.open(record.keySealed);
     } catch (error) {
-      if (!unopenable.has(record.id)) log.error({ channel: record.id, err: (error as Error).message }, "cannot open the channel's key: it takes no calls (set the CHANNEL_SECRET the api sealed it with)");
+      if (!unopenable.has(record.id))
+        log.error(
+          { channel: record.id, err: (error as Error).message },
+          "cannot open the channel's key: it takes no calls (set the CHANNEL_SECRET the api sealed it with)",
+        );
       unopenable.add(record.id);
       return undefined;
     }
@@ -78,7 +86,10 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       const signature = JSON.stringify(upstream);
       let made = adapters.get(record.id);
       if (made?.signature !== signature) {
-        const adapter = record.upstream === 'ark' ? createArkImages(upstream, settings.observe(record.id)) : createGeminiSpeech(upstream, settings.observe(record.id));
+        const adapter =
+          record.upstream === 'ark'
+            ? createArkImages(upstream, settings.observe(record.id))
+            : createGeminiSpeech(upstream, settings.observe(record.id));
         made = { signature, adapter };
         adapters.set(record.id, made);
       }
@@ -111,7 +122,9 @@ export async function startChannelRegistry(settings: RegistrySettings) {
   }
 
   await refresh();
-  const stop = every(settings.refreshMs, refresh, (error) => log.warn({ err: error.message }, 'could not reload the channels; trying again'));
+  const stop = every(settings.refreshMs, refresh, (error) =>
+    log.warn({ err: error.message }, 'could not reload the channels; trying again'),
+  );
   return {
     /** The channels that serve `model` on `queue` now, enabled and callable. */
     serving(queue: QueueName, model: string): LiveChannel[] {

@@ -35,7 +35,8 @@ export function verdictOf(error: unknown, rateLimit: UpstreamCallSettings['rateL
     case 'rate-limited':
       return { outcome: 'limited', delayMs: Math.min(retryAfterMs ?? rateLimit.defaultMs, rateLimit.maxMs), failover: true };
     case 'misconfigured':
-      if (status === 401 || status === 403 || AUTH_CODES.has(code ?? '')) return { outcome: 'auth', reason: `auth: HTTP ${status}${code ? ` ${code}` : ''}: ${error.message}`.slice(0, 300), failover: true };
+      if (status === 401 || status === 403 || AUTH_CODES.has(code ?? ''))
+        return { outcome: 'auth', reason: `auth: HTTP ${status}${code ? ` ${code}` : ''}: ${error.message}`.slice(0, 300), failover: true };
       return { outcome: 'fail', failover: true }; // a model the channel does not know (404): another channel may
     default:
       return { outcome: 'ok', failover: false }; // a refusal of the content: the channel works, and so would every other
@@ -62,7 +63,10 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
       metrics.channelLatency.observe({ channel }, ms / 1000);
       if (outcome === 'auth') {
         metrics.channelDisabled.inc({ channel });
-        log.error({ channel }, 'the upstream refused the channel\'s key: the channel is disabled until an operator enables it (PATCH /admin/channels/{id})');
+        log.error(
+          { channel },
+          "the upstream refused the channel's key: the channel is disabled until an operator enables it (PATCH /admin/channels/{id})",
+        );
       } else if (outcome !== 'ok') log.warn({ channel, outcome, state }, 'upstream call failed on a channel');
     },
   });
@@ -71,7 +75,9 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   async function call<T>(queue: QueueName, model: string, run: (channel: LiveChannel, vendorModel: string) => Promise<T>) {
     const serving = registry.serving(queue, model);
     if (!serving.length) {
-      throw new AppError('upstream_misconfigured', `no enabled upstream channel serves ${model}; contact the relay's operator`, { retryable: false });
+      throw new AppError('upstream_misconfigured', `no enabled upstream channel serves ${model}; contact the relay's operator`, {
+        retryable: false,
+      });
     }
     const byId = new Map(serving.map((c) => [c.record.id, c]));
     return router.call(
@@ -90,8 +96,10 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   }
 
   return {
-    images: <T>(model: string, run: (upstream: ImageGeneration, vendorModel: string) => Promise<T>) => call('images', model, (c, vendorModel) => run(c.images!, vendorModel)),
-    speech: <T>(model: string, run: (upstream: SpeechSynthesis, vendorModel: string) => Promise<T>) => call('speech', model, (c, vendorModel) => run(c.speech!, vendorModel)),
+    images: <T>(model: string, run: (upstream: ImageGeneration, vendorModel: string) => Promise<T>) =>
+      call('images', model, (c, vendorModel) => run(c.images!, vendorModel)),
+    speech: <T>(model: string, run: (upstream: SpeechSynthesis, vendorModel: string) => Promise<T>) =>
+      call('speech', model, (c, vendorModel) => run(c.speech!, vendorModel)),
   };
 }
 

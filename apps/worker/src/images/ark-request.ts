@@ -14,11 +14,7 @@ async function toUpstreamImage(ref: InputImageRef, store: BlobStore): Promise<st
  * The upstream body for a job. Results are always asked for as links and copied into the
  * store, whatever the client wants back; the SPEC's defaults are sent explicitly.
  */
-export async function buildArkRequest(
-  request: ImageJob['request'],
-  model: ImageModel,
-  store: BlobStore,
-): Promise<ArkImageRequest> {
+export async function buildArkRequest(request: ImageJob['request'], model: ImageModel, store: BlobStore): Promise<ArkImageRequest> {
   const images = await Promise.all(request.image.map((ref) => toUpstreamImage(ref, store)));
   const sequential = model.sequential && request.sequential_image_generation === 'auto';
   return {
@@ -29,9 +25,7 @@ export async function buildArkRequest(
     ...(model.seed && request.seed !== undefined ? { seed: request.seed } : {}),
     ...(model.guidanceScale !== null ? { guidance_scale: request.guidance_scale ?? model.guidanceScale } : {}),
     ...(model.sequential ? { sequential_image_generation: sequential ? 'auto' : 'disabled' } : {}),
-    ...(sequential
-      ? { sequential_image_generation_options: { max_images: maxImagesOf(request, images.length) } }
-      : {}),
+    ...(sequential ? { sequential_image_generation_options: { max_images: maxImagesOf(request, images.length) } } : {}),
     ...(model.outputFormat ? { output_format: request.output_format ?? 'jpeg' } : {}),
     response_format: 'url',
     watermark: request.watermark ?? true,

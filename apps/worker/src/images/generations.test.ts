@@ -63,12 +63,18 @@ describe('runGenerations', () => {
   });
 
   test('an answer without images: refused when moderated, retried otherwise', async () => {
-    const moderated: ArkImageResponse = { model: 'm', created: 1, data: [{ error: { code: 'OutputImageSensitiveContentDetected', message: 'x' } }] };
+    const moderated: ArkImageResponse = {
+      model: 'm',
+      created: 1,
+      data: [{ error: { code: 'OutputImageSensitiveContentDetected', message: 'x' } }],
+    };
     expect(await runGenerations(asJob(fakeJob()), 1, upstream([moderated]).generate)).toEqual([
       { refused: { code: 'OutputImageSensitiveContentDetected', message: 'x', moderation: true } },
     ]);
     const stopped: ArkImageResponse = { model: 'm', created: 1, data: [{ error: { code: 'InternalServiceError', message: 'x' } }] };
-    await expect(runGenerations(asJob(fakeJob()), 1, upstream([stopped]).generate)).rejects.toThrow('no image delivered: InternalServiceError');
+    await expect(runGenerations(asJob(fakeJob()), 1, upstream([stopped]).generate)).rejects.toThrow(
+      'no image delivered: InternalServiceError',
+    );
   });
 
   test('on the last attempt a generation still failing is given up when another delivered', async () => {
@@ -76,7 +82,9 @@ describe('runGenerations', () => {
     const outcomes = await runGenerations(asJob(job), 2, upstream([answer('a'), new UpstreamError('transient', 'HTTP 503')]).generate);
     expect(outcomes[1]).toEqual({ gaveUp: { code: 'upstream_failed', message: 'upstream failed after 4 attempts: HTTP 503' } });
     // with nothing delivered the failure stands
-    await expect(runGenerations(asJob(fakeJob(4, 4)), 1, upstream([new UpstreamError('transient', 'HTTP 503')]).generate)).rejects.toThrow('HTTP 503');
+    await expect(runGenerations(asJob(fakeJob(4, 4)), 1, upstream([new UpstreamError('transient', 'HTTP 503')]).generate)).rejects.toThrow(
+      'HTTP 503',
+    );
   });
 
   test('a pause (429, every channel cooling) wins over a retryable failure, and a final failure over both', async () => {
@@ -84,7 +92,9 @@ describe('runGenerations', () => {
     const cooling = new ChannelsCooling(5_000);
     await expect(runGenerations(asJob(fakeJob(4, 4)), 2, upstream([answer('a'), cooling]).generate)).rejects.toBe(cooling);
     const broken = new UpstreamError('misconfigured', '401');
-    await expect(runGenerations(asJob(fakeJob()), 2, upstream([new UpstreamError('transient', '500'), limited]).generate)).rejects.toBe(limited);
+    await expect(runGenerations(asJob(fakeJob()), 2, upstream([new UpstreamError('transient', '500'), limited]).generate)).rejects.toBe(
+      limited,
+    );
     await expect(runGenerations(asJob(fakeJob(4, 4)), 3, upstream([answer('a'), limited, broken]).generate)).rejects.toBe(broken);
   });
 

@@ -14,7 +14,10 @@ const refusalSchema = z.object({
 });
 
 /** What one generation came to: an answer holding at least one image, or a final refusal. */
-const generationSchema = z.union([z.object({ answer: arkImageResponseSchema, channel: z.string().optional() }), z.object({ refused: refusalSchema })]);
+const generationSchema = z.union([
+  z.object({ answer: arkImageResponseSchema, channel: z.string().optional() }),
+  z.object({ refused: refusalSchema }),
+]);
 export type Generation = z.output<typeof generationSchema>;
 /** A generation that kept failing until the job's last attempt, while others delivered. */
 export type GaveUp = { gaveUp: { code: string; message: string } };
@@ -96,6 +99,8 @@ export async function runGenerations(job: Job, count: number, generate: () => Pr
     const delivered = [...done.values()].some((outcome) => 'answer' in outcome);
     if (!(lastAttempt && delivered && rank(error) === 2)) throw error;
   }
-  const gaveUp: GaveUp = { gaveUp: { code: 'upstream_failed', message: `upstream failed after ${job.attemptsMade + 1} attempts: ${(error as Error)?.message}` } };
+  const gaveUp: GaveUp = {
+    gaveUp: { code: 'upstream_failed', message: `upstream failed after ${job.attemptsMade + 1} attempts: ${(error as Error)?.message}` },
+  };
   return Array.from({ length: count }, (_, g) => done.get(g) ?? gaveUp);
 }

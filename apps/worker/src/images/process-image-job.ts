@@ -1,15 +1,7 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { imageCost, type Billing } from '@relay/billing';
-import {
-  CONTENT_TYPES,
-  fileIdOf,
-  generationsOf,
-  imageJobSchema,
-  storageKeyOf,
-  type ImageJobResult,
-  type StoredFile,
-} from '@relay/jobs';
+import { CONTENT_TYPES, fileIdOf, generationsOf, imageJobSchema, storageKeyOf, type ImageJobResult, type StoredFile } from '@relay/jobs';
 import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
@@ -68,7 +60,8 @@ export function createImageProcessor(deps: ImageJobDeps) {
   return async (job: Job): Promise<ImageJobResult> => {
     const { request, meta } = imageJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.imageModels, request.model);
-    if (!model) throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
+    if (!model)
+      throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
 
     let body: Promise<ArkImageRequest> | undefined;
@@ -89,7 +82,12 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!first) {
       // every generation was refused: the first refusal is the answer, as for a single call
       const { refused } = outcomes.find((outcome) => 'refused' in outcome) as Extract<Outcome, { refused: unknown }>;
-      throw new UpstreamError('refused', refused.message, { status: 400, code: refused.code, param: refused.param, moderation: refused.moderation });
+      throw new UpstreamError('refused', refused.message, {
+        status: 400,
+        code: refused.code,
+        param: refused.param,
+        moderation: refused.moderation,
+      });
     }
     const slots = slotsOf(outcomes);
     const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
@@ -103,10 +101,21 @@ export function createImageProcessor(deps: ImageJobDeps) {
       return sum + Math.round((w * h) / 256);
     }, 0);
     // charged for what was delivered and stored, never for what was asked
-    const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(',');
-    const { charged, applied } = await deps.billing.settle(meta.accountId, job.id!, imageCost(model, images.length), `${images.length} images`, channel);
+    const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
+      ',',
+    );
+    const { charged, applied } = await deps.billing.settle(
+      meta.accountId,
+      job.id!,
+      imageCost(model, images.length),
+      `${images.length} images`,
+      channel,
+    );
     if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
-    deps.metrics.bytesStored.inc({ queue: 'images' }, images.reduce((sum, image) => sum + image.bytes, 0));
+    deps.metrics.bytesStored.inc(
+      { queue: 'images' },
+      images.reduce((sum, image) => sum + image.bytes, 0),
+    );
     log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
     return {
       created: first.created,

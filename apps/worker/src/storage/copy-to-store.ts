@@ -121,7 +121,13 @@ export function storeError(what: string, cause: unknown): AppError {
     return new AppError('upstream_failed', `${what} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
   }
   if (cause instanceof LinkRefused) {
-    return new AppError('upstream_failed', `${what} could not be fetched from the upstream's link: ${cause.message}`, { retryable: false, cause });
+    return new AppError('upstream_failed', `${what} could not be fetched from the upstream's link: ${cause.message}`, {
+      retryable: false,
+      cause,
+    });
   }
-  return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, { cause, retryAfterMs: 5_000 });
+  return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, {
+    cause,
+    retryAfterMs: 5_000,
+  });
 }

@@ -23,17 +23,26 @@ const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new Http
 function exchange(url: URL, payload: string, headers: Record<string, string>, signal: AbortSignal) {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<{ res: IncomingMessage; body: Promise<Buffer> }>((resolve, reject) => {
-    const req = send(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(payload) }, agent: agents[url.protocol as 'http:' | 'https:'], signal }, (res) => {
-      const body = new Promise<Buffer>((done, fail) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.once('end', () => done(Buffer.concat(chunks)));
-        res.once('error', fail);
-        res.once('aborted', () => fail(new Error('the answer was cut off')));
-      });
-      body.catch(() => undefined); // read by the caller; this only keeps an early failure from going unhandled
-      resolve({ res, body });
-    });
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
+        agent: agents[url.protocol as 'http:' | 'https:'],
+        signal,
+      },
+      (res) => {
+        const body = new Promise<Buffer>((done, fail) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.once('end', () => done(Buffer.concat(chunks)));
+          res.once('error', fail);
+          res.once('aborted', () => fail(new Error('the answer was cut off')));
+        });
+        body.catch(() => undefined); // read by the caller; this only keeps an early failure from going unhandled
+        resolve({ res, body });
+      },
+    );
     req.once('error', reject);
     req.end(payload);
   });
@@ -54,7 +63,12 @@ export async function postJson(
   const timedOut = () => signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError';
   let answer: Awaited<ReturnType<typeof exchange>>;
   try {
-    answer = await exchange(new URL(url), JSON.stringify(body), { 'content-type': 'application/json', accept: 'application/json', ...headers }, signal);
+    answer = await exchange(
+      new URL(url),
+      JSON.stringify(body),
+      { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      signal,
+    );
   } catch (error) {
     observe(timedOut() ? 'timeout' : 'network');
     const reason = timedOut() ? `no answer within ${timeoutMs} ms` : describeNetworkError(error);

@@ -35,11 +35,20 @@ function post(url: URL, body: string, headers: Record<string, string>, urls: Url
   if (refused) return Promise.reject(new RefusedAddress(refused));
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }, lookup: policyLookup(urls, url), signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        lookup: policyLookup(urls, url),
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -58,7 +67,13 @@ export function startWebhookDelivery(settings: WebhookSettings) {
   const queue = new Queue<Delivery>(WEBHOOKS_QUEUE, {
     connection,
     prefix: settings.prefix,
-    defaultJobOptions: { attempts: settings.attempts, backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.3 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 }, stackTraceLimit: 1 },
+    defaultJobOptions: {
+      attempts: settings.attempts,
+      backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.3 },
+      removeOnComplete: { age: 86_400 },
+      removeOnFail: { age: 7 * 86_400 },
+      stackTraceLimit: 1,
+    },
   });
   queue.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook queue connection error'));
 
@@ -70,7 +85,11 @@ export function startWebhookDelivery(settings: WebhookSettings) {
       if (!endpoint) return 'endpoint deleted';
       const body = JSON.stringify(payload);
       const sentAt = new Date();
-      const headers = { 'webhook-id': messageId, 'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)), 'webhook-signature': new Webhook(endpoint.secret).sign(messageId, sentAt, body) };
+      const headers = {
+        'webhook-id': messageId,
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': new Webhook(endpoint.secret).sign(messageId, sentAt, body),
+      };
       const started = performance.now();
       let status = 0;
       let error: string | undefined;
@@ -80,14 +99,24 @@ export function startWebhookDelivery(settings: WebhookSettings) {
       } catch (cause) {
         error = (cause as Error).message;
       }
-      await settings.store.record(endpointId, { at: sentAt.getTime(), event, messageId, attempt: job.attemptsMade + 1, status, ms: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+      await settings.store.record(endpointId, {
+        at: sentAt.getTime(),
+        event,
+        messageId,
+        attempt: job.attemptsMade + 1,
+        status,
+        ms: Math.round(performance.now() - started),
+        ...(error ? { error } : {}),
+      });
       if (error) throw new EndpointFailed(`${endpoint.url}: ${error}`);
       return status;
     },
     { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix, concurrency: 16 },
   );
   worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
-  worker.on('failed', (job, err) => settings.log.warn({ webhook: job?.data.endpointId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery failed'));
+  worker.on('failed', (job, err) =>
+    settings.log.warn({ webhook: job?.data.endpointId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery failed'),
+  );
 
   /** `subject` ended: the account's endpoints that want `event` get `data` (with the subject's id and object). */
   async function announce(accountId: string, event: WebhookEvent, subject: { id: string; object: string }, data: Record<string, unknown>) {
@@ -96,7 +125,11 @@ export function startWebhookDelivery(settings: WebhookSettings) {
     await Promise.all(
       endpoints.map((endpoint) => {
         const messageId = `msg_${subject.id}_${event.replace('.', '_')}_${endpoint.id}`;
-        return queue.add('deliver', { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { ...subject, ...data } } }, { jobId: messageId });
+        return queue.add(
+          'deliver',
+          { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { ...subject, ...data } } },
+          { jobId: messageId },
+        );
       }),
     );
   }

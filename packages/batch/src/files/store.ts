@@ -55,7 +55,10 @@ export function createFileRecords(redis: Redis, prefix: string) {
       await redis.multi().del(fileHash(file.id)).zrem(accountFiles(file.accountId), file.id).exec();
     },
 
-    async list(accountId: string, query: { after?: string | undefined; limit: number; order: 'asc' | 'desc'; purpose?: string | undefined }): Promise<FileList> {
+    async list(
+      accountId: string,
+      query: { after?: string | undefined; limit: number; order: 'asc' | 'desc'; purpose?: string | undefined },
+    ): Promise<FileList> {
       const key = accountFiles(accountId);
       const desc = query.order === 'desc';
       let start = 0;

@@ -54,15 +54,19 @@ export const placeholderEnv = {
 const PLACEHOLDER = /^change-?me/i;
 
 /** A zod check refusing placeholder values of `names`, unless compose runs the simulator profile. */
-export const refusePlaceholders =
-  (names: string[]) =>
-  (env: Record<string, unknown>, ctx: z.RefinementCtx) => {
-    const profiles = String(env.RELAY_COMPOSE_PROFILES ?? '').split(',').map((p) => p.trim());
-    if (profiles.includes('simulator')) return;
-    for (const name of names) {
-      const value = env[name];
-      if (typeof value === 'string' && PLACEHOLDER.test(value)) {
-        ctx.addIssue({ code: 'custom', path: [name], message: 'still the placeholder of .env.example: set a secret of your own (e.g. openssl rand -hex 32)' });
-      }
+export const refusePlaceholders = (names: string[]) => (env: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const profiles = String(env.RELAY_COMPOSE_PROFILES ?? '')
+    .split(',')
+    .map((p) => p.trim());
+  if (profiles.includes('simulator')) return;
+  for (const name of names) {
+    const value = env[name];
+    if (typeof value === 'string' && PLACEHOLDER.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'still the placeholder of .env.example: set a secret of your own (e.g. openssl rand -hex 32)',
+      });
     }
-  };
+  }
+};

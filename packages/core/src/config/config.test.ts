@@ -17,15 +17,24 @@ const schema = z.object({
 
 test('an empty variable is unset: optional fields stay undefined, defaults apply', () => {
   expect(parseEnv(schema, { TOKEN: '', BASE: '', PREFIX: '', PORT: '' })).toEqual({ PREFIX: 'relay', PORT: 8080 });
-  expect(parseEnv(schema, { TOKEN: 't', BASE: 'http://x:1', PREFIX: '{relay}', PORT: '9' })).toEqual({ TOKEN: 't', BASE: 'http://x:1', PREFIX: '{relay}', PORT: 9 });
+  expect(parseEnv(schema, { TOKEN: 't', BASE: 'http://x:1', PREFIX: '{relay}', PORT: '9' })).toEqual({
+    TOKEN: 't',
+    BASE: 'http://x:1',
+    PREFIX: '{relay}',
+    PORT: 9,
+  });
   expect(() => parseEnv(schema, { BASE: 'not a url', PORT: 'x' })).toThrow(/BASE[\s\S]*PORT/);
 });
 
 test('placeholder secrets are refused, unless compose runs the simulator profile', () => {
-  const guarded = z.object({ ADMIN_TOKEN: envString().optional(), RELAY_COMPOSE_PROFILES: envString().optional() }).superRefine(refusePlaceholders(['ADMIN_TOKEN']));
+  const guarded = z
+    .object({ ADMIN_TOKEN: envString().optional(), RELAY_COMPOSE_PROFILES: envString().optional() })
+    .superRefine(refusePlaceholders(['ADMIN_TOKEN']));
   expect(() => parseEnv(guarded, { ADMIN_TOKEN: 'change-me-admin-token' })).toThrow(/ADMIN_TOKEN: still the placeholder/);
   expect(() => parseEnv(guarded, { ADMIN_TOKEN: 'changeme' })).toThrow(ConfigError);
-  expect(parseEnv(guarded, { ADMIN_TOKEN: 'change-me-admin-token', RELAY_COMPOSE_PROFILES: 'simulator' }).ADMIN_TOKEN).toBe('change-me-admin-token');
+  expect(parseEnv(guarded, { ADMIN_TOKEN: 'change-me-admin-token', RELAY_COMPOSE_PROFILES: 'simulator' }).ADMIN_TOKEN).toBe(
+    'change-me-admin-token',
+  );
   expect(parseEnv(guarded, { ADMIN_TOKEN: 's3cr3t-of-my-own' }).ADMIN_TOKEN).toBe('s3cr3t-of-my-own');
 });
 

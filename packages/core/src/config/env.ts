@@ -10,20 +10,16 @@ const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 export const envString = () => z.preprocess(unsetIfEmpty, z.string());
 export const envUrl = () => z.preprocess(unsetIfEmpty, z.url());
-export const envInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max));
+export const envInt = (min = 0, max = Number.MAX_SAFE_INTEGER) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max));
 export const envBool = () =>
-  z.preprocess(
-    (value) => {
-      const raw = unsetIfEmpty(value);
-      if (typeof raw !== 'string') return raw;
-      const lowered = raw.toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
-      if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
-      return raw;
-    },
-    z.boolean(),
-  );
+  z.preprocess((value) => {
+    const raw = unsetIfEmpty(value);
+    if (typeof raw !== 'string') return raw;
+    const lowered = raw.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(lowered)) return true;
+    if (['0', 'false', 'no', 'off'].includes(lowered)) return false;
+    return raw;
+  }, z.boolean());
 
 export type Env = Record<string, string | undefined>;
 

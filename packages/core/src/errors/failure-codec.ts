@@ -35,10 +35,14 @@ const INTERRUPTED = ['job stalled more than allowable limit', 'job started more 
 /** An encoded AppError, BullMQ's own reasons as 503s; anything else is a bug (500). */
 export function decodeFailure(reason: string | undefined): AppError {
   if (reason !== undefined && INTERRUPTED.includes(reason)) {
-    return new AppError('unavailable', 'the job was interrupted: the workers running it stopped before it finished; nothing was charged, try again', {
-      retryAfterMs: 1_000,
-      cause: reason,
-    });
+    return new AppError(
+      'unavailable',
+      'the job was interrupted: the workers running it stopped before it finished; nothing was charged, try again',
+      {
+        retryAfterMs: 1_000,
+        cause: reason,
+      },
+    );
   }
   if (reason?.startsWith(marker)) {
     try {

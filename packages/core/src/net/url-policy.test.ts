@@ -2,10 +2,21 @@ import { describe, expect, test } from 'vitest';
 import { checkUrl, isPrivateAddress, parseUrlPolicy, refusedLink } from './url-policy.js';
 
 describe('the URL policy', () => {
-  test.each(['127.0.0.1', '10.0.0.5', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', 'not-an-ip'])(
-    '%s is inside',
-    (address) => expect(isPrivateAddress(address)).toBe(true),
-  );
+  test.each([
+    '127.0.0.1',
+    '10.0.0.5',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    'not-an-ip',
+  ])('%s is inside', (address) => expect(isPrivateAddress(address)).toBe(true));
   test.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::6810:84e5', '::ffff:8.8.8.8'])('%s is outside', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });
@@ -23,7 +34,10 @@ describe('the URL policy', () => {
   });
 
   test('only http and https', async () => {
-    expect(await checkUrl('file:///etc/passwd', parseUrlPolicy(''))).toMatchObject({ ok: false, reason: expect.stringMatching(/http or https/) });
+    expect(await checkUrl('file:///etc/passwd', parseUrlPolicy(''))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/http or https/),
+    });
     expect(refusedLink(new URL('ftp://example.com/x'), parseUrlPolicy(''))).toMatch(/not http or https/);
   });
 });

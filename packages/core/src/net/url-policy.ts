@@ -15,13 +15,32 @@ export interface UrlPolicy {
 
 const blocked = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   blocked.addSubnet(net, bits, 'ipv4');
 }
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]] as const) {
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+] as const) {
   blocked.addSubnet(net, bits, 'ipv6');
 }
 
@@ -36,7 +55,14 @@ export function isPrivateAddress(address: string): boolean {
 
 /** URL_ALLOWLIST, parsed: comma-separated `host:port` entries, or `*`. */
 export function parseUrlPolicy(allowlist: string | undefined): UrlPolicy {
-  return { allow: new Set((allowlist ?? '').split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean)) };
+  return {
+    allow: new Set(
+      (allowlist ?? '')
+        .split(',')
+        .map((entry) => entry.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  };
 }
 
 const hostPort = (url: URL) => `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`.toLowerCase();
@@ -56,11 +82,16 @@ export async function checkUrl(raw: string, policy: UrlPolicy, timeoutMs = 3_000
     addresses = isIP(host) ? [host] : await resolveAll(host, timeoutMs);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') return { ok: false, reason: `names a host that does not resolve (${host})`, retryable: false };
+    if (code === 'ENOTFOUND' || code === 'ENODATA')
+      return { ok: false, reason: `names a host that does not resolve (${host})`, retryable: false };
     return { ok: false, reason: `names a host the relay cannot resolve right now (${host})`, retryable: true };
   }
   if (addresses.some(isPrivateAddress)) {
-    return { ok: false, reason: 'points at a private, loopback or link-local address, which the relay does not fetch or forward', retryable: false };
+    return {
+      ok: false,
+      reason: 'points at a private, loopback or link-local address, which the relay does not fetch or forward',
+      retryable: false,
+    };
   }
   return { ok: true };
 }
@@ -83,7 +114,8 @@ function resolveAll(host: string, timeoutMs: number): Promise<string[]> {
 export function refusedLink(url: URL, policy: UrlPolicy): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the link uses ${url.protocol}, not http or https`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowed(policy, url) && isIP(host) && isPrivateAddress(host)) return `the link points at ${host}, a private address the relay does not fetch`;
+  if (!allowed(policy, url) && isIP(host) && isPrivateAddress(host))
+    return `the link points at ${host}, a private address the relay does not fetch`;
   return undefined;
 }
 
@@ -103,7 +135,12 @@ export function policyLookup(policy: UrlPolicy, url: URL): LookupFunction | unde
     dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = found.find((a) => isPrivateAddress(a.address));
-      if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address the relay does not fetch`), '', 0);
+      if (refused)
+        return callback(
+          new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address the relay does not fetch`),
+          '',
+          0,
+        );
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, found);
       callback(null, found[0]!.address, found[0]!.family);
     });

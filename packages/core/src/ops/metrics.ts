@@ -6,7 +6,13 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
  * scrape: with 10,000 callers waiting, one scrape held the api ~75 ms. The descriptor count is
  * kept, read off the loop; the per-handle ones say nothing it does not.
  */
-const WALK_EVERY_HANDLE = ['nodejs_active_handles', 'nodejs_active_handles_total', 'nodejs_active_resources', 'nodejs_active_resources_total', 'process_open_fds'];
+const WALK_EVERY_HANDLE = [
+  'nodejs_active_handles',
+  'nodejs_active_handles_total',
+  'nodejs_active_resources',
+  'nodejs_active_resources_total',
+  'process_open_fds',
+];
 
 /** One Prometheus registry per process, with Node's own metrics (CPU, memory, event-loop lag). */
 export function createMetricsRegistry(app: string): Registry {

@@ -16,7 +16,12 @@ export async function runChecks(checks: ReadinessChecks): Promise<{ ok: boolean;
  * /metrics, /healthz and /readyz on a port of their own, for processes that serve nothing
  * else over HTTP (the worker).
  */
-export async function startOpsServer(host: string, port: number, registry: Registry, checks: ReadinessChecks): Promise<{ server: Server; url: string }> {
+export async function startOpsServer(
+  host: string,
+  port: number,
+  registry: Registry,
+  checks: ReadinessChecks,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path === '/metrics') {

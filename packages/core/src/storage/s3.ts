@@ -52,9 +52,11 @@ function clientConfig(settings: S3Settings, endpoint: string | undefined): S3Cli
 export function createBlobStore(settings: S3Settings): BlobStore {
   const client = new S3Client(clientConfig(settings, settings.S3_ENDPOINT));
   const publicEndpoint = settings.S3_PUBLIC_ENDPOINT ?? settings.S3_ENDPOINT;
-  const publicClient =
-    publicEndpoint === settings.S3_ENDPOINT ? client : new S3Client(clientConfig(settings, publicEndpoint));
-  const credentials = settings.S3_ACCESS_KEY_ID && settings.S3_SECRET_ACCESS_KEY ? { accessKeyId: settings.S3_ACCESS_KEY_ID, secretAccessKey: settings.S3_SECRET_ACCESS_KEY } : undefined;
+  const publicClient = publicEndpoint === settings.S3_ENDPOINT ? client : new S3Client(clientConfig(settings, publicEndpoint));
+  const credentials =
+    settings.S3_ACCESS_KEY_ID && settings.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: settings.S3_ACCESS_KEY_ID, secretAccessKey: settings.S3_SECRET_ACCESS_KEY }
+      : undefined;
   // without static keys (an instance role, the default chain) the SDK resolves credentials itself
   const fast = credentials
     ? createSignedHttp({
@@ -78,12 +80,7 @@ export interface PutOptions {
  * Streams `body` into the bucket: one PUT when the length is known and under 5 GiB (S3's
  * single-PUT limit), multipart (lib-storage) when it is not.
  */
-export async function putObject(
-  store: BlobStore,
-  key: string,
-  body: Buffer | Readable,
-  options: PutOptions,
-): Promise<void> {
+export async function putObject(store: BlobStore, key: string, body: Buffer | Readable, options: PutOptions): Promise<void> {
   const length = Buffer.isBuffer(body) ? body.length : options.contentLength;
   if (length !== undefined && length < 5 * 1024 ** 3 && store.fast) {
     await store.fast.put(key, body, options.contentType, length, options.signal);
@@ -126,7 +123,13 @@ export async function getObject(store: BlobStore, key: string, from?: number) {
 
 /** A copy made by the store itself: no byte passes through the relay. */
 export async function copyObject(store: BlobStore, from: string, to: string): Promise<void> {
-  await store.client.send(new CopyObjectCommand({ Bucket: store.bucket, Key: to, CopySource: `${store.bucket}/${encodeURIComponent(from).replace(/%2F/g, '/')}` }));
+  await store.client.send(
+    new CopyObjectCommand({
+      Bucket: store.bucket,
+      Key: to,
+      CopySource: `${store.bucket}/${encodeURIComponent(from).replace(/%2F/g, '/')}`,
+    }),
+  );
 }
 
 export async function deleteObject(store: BlobStore, key: string): Promise<void> {

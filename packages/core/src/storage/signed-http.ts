@@ -45,9 +45,25 @@ export function createSignedHttp(settings: SignedHttpSettings) {
   };
 
   function call(method: 'GET' | 'PUT', key: string, headers: Record<string, string | number>, signal?: AbortSignal) {
-    const options = { method, host: hostHeader, path: pathOf(key), service: 's3', region: settings.region, headers: { Host: hostHeader, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD', ...headers } };
+    const options = {
+      method,
+      host: hostHeader,
+      path: pathOf(key),
+      service: 's3',
+      region: settings.region,
+      headers: { Host: hostHeader, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD', ...headers },
+    };
     aws4.sign(options, settings.credentials);
-    return send({ protocol: endpoint.protocol, hostname, port, path: options.path, method, headers: options.headers as Record<string, string>, agent, signal });
+    return send({
+      protocol: endpoint.protocol,
+      hostname,
+      port,
+      path: options.path,
+      method,
+      headers: options.headers as Record<string, string>,
+      agent,
+      signal,
+    });
   }
 
   const answered = (req: ReturnType<typeof call>) =>
@@ -80,7 +96,11 @@ export function createSignedHttp(settings: SignedHttpSettings) {
         throw new StoreHttpError(res.statusCode ?? 0, 'GET', key);
       }
       const length = res.headers['content-length'];
-      return { body: res as Readable, contentType: res.headers['content-type'], contentLength: length === undefined ? undefined : Number(length) };
+      return {
+        body: res as Readable,
+        contentType: res.headers['content-type'],
+        contentLength: length === undefined ? undefined : Number(length),
+      };
     },
   };
 }

@@ -37,7 +37,11 @@ export const jobObjectSchema = z.object({
   created: z.number().int(),
   links: z.object({ self: z.string() }),
   position: z.number().int().optional().describe('While queued: jobs that will start before this one, as the schedule stands'),
-  estimated_start: z.number().int().optional().describe('While queued: when it should start (Unix seconds), from the pace jobs finished at lately'),
+  estimated_start: z
+    .number()
+    .int()
+    .optional()
+    .describe('While queued: when it should start (Unix seconds), from the pace jobs finished at lately'),
 });
 export type JobObject = z.input<typeof jobObjectSchema>;
 

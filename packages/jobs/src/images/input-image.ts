@@ -10,9 +10,7 @@ export const MAX_IMAGE_URL_CHARS = 4096;
 
 const DATA_URI = /^data:image\/([^;,]{1,16});base64,/;
 
-export type ParsedInputImage =
-  | { kind: 'url'; url: string }
-  | { kind: 'data'; format: InputImageFormat; base64: string };
+export type ParsedInputImage = { kind: 'url'; url: string } | { kind: 'data'; format: InputImageFormat; base64: string };
 
 /**
  * Classifies one `image` entry by its shape alone (cheap: no decoding, no exceptions, so a

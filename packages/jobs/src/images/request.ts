@@ -21,10 +21,9 @@ export const imageRequestFields = z.strictObject({
     .max(MAX_PROMPT_CHARS, `prompt must be at most ${MAX_PROMPT_CHARS} characters`)
     .refine((p) => p.trim().length > 0, 'prompt must not be empty'),
   image: z
-    .union(
-      [z.string(), z.array(z.string()).max(MAX_INPUT_IMAGES, `image takes at most ${MAX_INPUT_IMAGES} input images`)],
-      { error: 'image must be a string or an array of strings' },
-    )
+    .union([z.string(), z.array(z.string()).max(MAX_INPUT_IMAGES, `image takes at most ${MAX_INPUT_IMAGES} input images`)], {
+      error: 'image must be a string or an array of strings',
+    })
     .optional(),
   size: z.string({ error: 'size must be a string' }).max(32, 'size must be a keyword or WIDTHxHEIGHT').optional(),
   seed: z
@@ -81,7 +80,13 @@ function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx) {
     return undefined;
   }
   if (images.length < min || images.length > max) {
-    refuse(ctx, ['image'], min === max ? `${request.model} takes exactly ${min} input image, got ${images.length}` : `${request.model} takes between ${min} and ${max} input images, got ${images.length}`);
+    refuse(
+      ctx,
+      ['image'],
+      min === max
+        ? `${request.model} takes exactly ${min} input image, got ${images.length}`
+        : `${request.model} takes between ${min} and ${max} input images, got ${images.length}`,
+    );
     return undefined;
   }
   for (const [index, entry] of images.entries()) {
@@ -122,11 +127,7 @@ export function imageRequestSchema(models: Record<string, ImageModel>) {
       if (typeof parsed === 'string') refuse(ctx, ['size'], parsed);
     }
     const maxImages = request.sequential_image_generation_options?.max_images;
-    if (
-      request.sequential_image_generation === 'auto' &&
-      maxImages !== undefined &&
-      imageCount + maxImages > MAX_IMAGES_LIMIT
-    ) {
+    if (request.sequential_image_generation === 'auto' && maxImages !== undefined && imageCount + maxImages > MAX_IMAGES_LIMIT) {
       refuse(
         ctx,
         ['sequential_image_generation_options', 'max_images'],

@@ -8,9 +8,7 @@ export const MAX_PIXELS = 10_404_496;
 /** The 1:1 preset of each keyword tier, used where an upstream lacks the keyword itself. */
 export const KEYWORD_SQUARE: Record<SizeKeyword, string> = { '2K': '2048x2048', '3K': '3072x3072' };
 
-export type ParsedSize =
-  | { kind: 'keyword'; keyword: SizeKeyword }
-  | { kind: 'pixels'; width: number; height: number };
+export type ParsedSize = { kind: 'keyword'; keyword: SizeKeyword } | { kind: 'pixels'; width: number; height: number };
 
 const PIXELS = /^(\d{1,6})x(\d{1,6})$/;
 

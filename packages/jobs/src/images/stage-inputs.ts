@@ -11,7 +11,10 @@ export type CheckedInput = { kind: 'url'; url: string } | { kind: 'data'; format
  * not touch the balance or the ledger): inline ones decoded (size, base64, format), URLs
  * resolved and held to the URL policy (the upstream, or the local simulator, would fetch them).
  */
-export async function checkInputImages(image: string | string[] | undefined, limits: { maxBytes: number; urls: UrlPolicy }): Promise<CheckedInput[]> {
+export async function checkInputImages(
+  image: string | string[] | undefined,
+  limits: { maxBytes: number; urls: UrlPolicy },
+): Promise<CheckedInput[]> {
   const list = image === undefined ? [] : Array.isArray(image) ? image : [image];
   return Promise.all(
     list.map(async (entry, index): Promise<CheckedInput> => {
@@ -22,7 +25,9 @@ export async function checkInputImages(image: string | string[] | undefined, lim
         const verdict = await checkUrl(parsed.url, limits.urls);
         if (verdict.ok) return parsed;
         const message = `${param}: the URL ${verdict.reason}`;
-        throw verdict.retryable ? new AppError('unavailable', message, { retryAfterMs: 2_000 }) : new AppError('invalid_request', message, { param });
+        throw verdict.retryable
+          ? new AppError('unavailable', message, { retryAfterMs: 2_000 })
+          : new AppError('invalid_request', message, { param });
       }
       const bytes = decodeDataImage(parsed, limits.maxBytes);
       if (typeof bytes === 'string') throw new AppError('invalid_request', `${param}: ${bytes}`, { param });

@@ -35,16 +35,36 @@ const cases: Array<[string, Mutation, string | null]> = [
   ['imageConfig omitted when speechConfig is present (the SPEC says so)', () => {}, null],
   ['imageConfig alongside speechConfig', (b) => ((b.generationConfig as any).imageConfig = {}), null],
   ['neither speechConfig nor imageConfig', (b) => delete (b.generationConfig as any).speechConfig, 'generationConfig.speechConfig'],
-  ['unknown voice', (b) => (b.generationConfig.speechConfig.voiceConfig = voice('Nobody')), 'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName'],
-  ['voice name in the wrong case', (b) => (b.generationConfig.speechConfig.voiceConfig = voice('kore')), 'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName'],
+  [
+    'unknown voice',
+    (b) => (b.generationConfig.speechConfig.voiceConfig = voice('Nobody')),
+    'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName',
+  ],
+  [
+    'voice name in the wrong case',
+    (b) => (b.generationConfig.speechConfig.voiceConfig = voice('kore')),
+    'generationConfig.speechConfig.voiceConfig.prebuiltVoiceConfig.voiceName',
+  ],
   ['each of the 30 voices is known', (b) => (b.generationConfig.speechConfig.voiceConfig = voice('Zubenelgenubi')), null],
   ['languageCode en-US', (b) => ((b.generationConfig.speechConfig as any).languageCode = 'en-US'), null],
-  ['languageCode nonsense', (b) => ((b.generationConfig.speechConfig as any).languageCode = 'English!'), 'generationConfig.speechConfig.languageCode'],
+  [
+    'languageCode nonsense',
+    (b) => ((b.generationConfig.speechConfig as any).languageCode = 'English!'),
+    'generationConfig.speechConfig.languageCode',
+  ],
   ['temperature 2', (b) => ((b.generationConfig as any).temperature = 2), null],
   ['temperature 2.1', (b) => ((b.generationConfig as any).temperature = 2.1), 'generationConfig.temperature'],
-  ['unknown generationConfig field', (b) => ((b.generationConfig as any).responseMimeType = 'audio/wav'), 'generationConfig.responseMimeType'],
+  [
+    'unknown generationConfig field',
+    (b) => ((b.generationConfig as any).responseMimeType = 'audio/wav'),
+    'generationConfig.responseMimeType',
+  ],
   ['unknown top-level field', (b) => ((b as any).systemInstruction = { parts: [] }), 'systemInstruction'],
-  ['unknown field deep inside', (b) => ((b.generationConfig.speechConfig.voiceConfig as any).speed = 2), 'generationConfig.speechConfig.voiceConfig.speed'],
+  [
+    'unknown field deep inside',
+    (b) => ((b.generationConfig.speechConfig.voiceConfig as any).speed = 2),
+    'generationConfig.speechConfig.voiceConfig.speed',
+  ],
 ];
 
 const speakers = (...names: string[]) => ({
@@ -53,15 +73,35 @@ const speakers = (...names: string[]) => ({
 const multi: Array<[string, Mutation, string | null]> = [
   ['two speakers', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe', 'Jane') } as any), null],
   ['one speaker', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe') } as any), null],
-  ['three speakers', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('A', 'B', 'C') } as any), 'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs'],
-  ['no speakers', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers() } as any), 'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs'],
-  ['the same speaker twice', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe', 'Joe') } as any), 'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs'],
-  ['voiceConfig and multi-speaker together', (b) => ((b.generationConfig.speechConfig as any).multiSpeakerVoiceConfig = speakers('Joe', 'Jane')), 'generationConfig.speechConfig.multiSpeakerVoiceConfig'],
-  ['a speaker with an unknown voice', (b) => {
-    const config = speakers('Joe', 'Jane');
-    config.speakerVoiceConfigs[1]!.voiceConfig = voice('Nobody');
-    b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: config } as any;
-  }, 'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs.1.voiceConfig.prebuiltVoiceConfig.voiceName'],
+  [
+    'three speakers',
+    (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('A', 'B', 'C') } as any),
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  ],
+  [
+    'no speakers',
+    (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers() } as any),
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  ],
+  [
+    'the same speaker twice',
+    (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe', 'Joe') } as any),
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  ],
+  [
+    'voiceConfig and multi-speaker together',
+    (b) => ((b.generationConfig.speechConfig as any).multiSpeakerVoiceConfig = speakers('Joe', 'Jane')),
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig',
+  ],
+  [
+    'a speaker with an unknown voice',
+    (b) => {
+      const config = speakers('Joe', 'Jane');
+      config.speakerVoiceConfigs[1]!.voiceConfig = voice('Nobody');
+      b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: config } as any;
+    },
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs.1.voiceConfig.prebuiltVoiceConfig.voiceName',
+  ],
 ];
 
 describe('speech request rules', () => {

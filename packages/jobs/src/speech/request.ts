@@ -33,11 +33,11 @@ const speechConfig = z.strictObject(
     voiceConfig: voiceConfig.optional(),
     multiSpeakerVoiceConfig: z
       .strictObject({
-        speakerVoiceConfigs: z.array(
-          z.strictObject({ speaker: label('speaker').min(1, 'speaker must not be empty'), voiceConfig }),
-          { error: 'speakerVoiceConfigs must be an array' },
-        )
-        .max(10, 'multi-speaker speech takes 1 or 2 speakers'),
+        speakerVoiceConfigs: z
+          .array(z.strictObject({ speaker: label('speaker').min(1, 'speaker must not be empty'), voiceConfig }), {
+            error: 'speakerVoiceConfigs must be an array',
+          })
+          .max(10, 'multi-speaker speech takes 1 or 2 speakers'),
       })
       .optional(),
     /** BCP-47, e.g. en-US; the upstream detects the language when it is absent. */
@@ -54,7 +54,9 @@ export const speechRequestFields = z.strictObject({
   contents: z.array(content, { error: 'contents is required and must be an array' }).max(1_000, 'at most 1000 contents'),
   generationConfig: z.strictObject(
     {
-      responseModalities: z.array(label('a response modality'), { error: 'responseModalities is required and must be ["AUDIO"]' }).max(4, 'responseModalities must be ["AUDIO"]'),
+      responseModalities: z
+        .array(label('a response modality'), { error: 'responseModalities is required and must be ["AUDIO"]' })
+        .max(4, 'responseModalities must be ["AUDIO"]'),
       speechConfig: speechConfig.optional(),
       /** Listed as required by the SPEC, but meaningless for speech: accepted, never sent upstream. */
       imageConfig: z.record(z.string(), z.unknown(), { error: 'imageConfig must be an object' }).optional(),
@@ -76,7 +78,10 @@ const refuse = (ctx: Ctx, path: Array<string | number>, message: string) => ctx.
 
 /** Every text part joined: what the upstream speaks, and what the input cap measures. */
 export const speechText = (request: Pick<SpeechRequest, 'contents'>) =>
-  request.contents.flatMap((c) => c.parts ?? []).map((p) => p.text).join('\n');
+  request.contents
+    .flatMap((c) => c.parts ?? [])
+    .map((p) => p.text)
+    .join('\n');
 
 function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['speechConfig']>, model: SpeechModel, ctx: Ctx) {
   const base = ['generationConfig', 'speechConfig'];
@@ -92,7 +97,8 @@ function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['spee
   const speakers = config.multiSpeakerVoiceConfig?.speakerVoiceConfigs;
   if (speakers) {
     const path = [...base, 'multiSpeakerVoiceConfig', 'speakerVoiceConfigs'];
-    if (speakers.length === 0 || speakers.length > 2) refuse(ctx, path, `multi-speaker speech takes 1 or 2 speakers, got ${speakers.length}`);
+    if (speakers.length === 0 || speakers.length > 2)
+      refuse(ctx, path, `multi-speaker speech takes 1 or 2 speakers, got ${speakers.length}`);
     if (new Set(speakers.map((s) => s.speaker)).size !== speakers.length) refuse(ctx, path, 'speaker names must be different');
     speakers.forEach((s, i) => checkVoice(s.voiceConfig.prebuiltVoiceConfig.voiceName, [...path, i, 'voiceConfig']));
   }

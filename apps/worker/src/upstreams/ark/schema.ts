@@ -28,9 +28,7 @@ export const arkImageResponseSchema = z.object({
       z.object({ url: z.string().optional(), b64_json: z.string().optional(), size: z.string().default('') }),
     ]),
   ),
-  usage: z
-    .object({ generated_images: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() })
-    .optional(),
+  usage: z.object({ generated_images: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
 });
 export type ArkImageResponse = z.output<typeof arkImageResponseSchema>;
 

@@ -46,8 +46,14 @@ export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObser
       if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
       const { candidates, promptFeedback, usageMetadata, responseId } = parsed.data;
       const candidate = candidates[0];
-      const blocked = promptFeedback?.blockReason ?? (BLOCKED.includes(candidate?.finishReason ?? '') ? candidate?.finishReason : undefined);
-      if (blocked) throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, { status: 400, code: blocked, moderation: true });
+      const blocked =
+        promptFeedback?.blockReason ?? (BLOCKED.includes(candidate?.finishReason ?? '') ? candidate?.finishReason : undefined);
+      if (blocked)
+        throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, {
+          status: 400,
+          code: blocked,
+          moderation: true,
+        });
       const parts = (candidate?.content?.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
       if (parts.length === 0) {
         throw new UpstreamError('unusable', `the upstream answered without audio (finishReason ${candidate?.finishReason ?? 'none'})`, {
