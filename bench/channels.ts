@@ -173,7 +173,7 @@ console.log(
 );
 console.table(report.phases);
 console.log(
-  `traffic moved off a in ${report.moveTrafficMs} ms; a taken back ${report.takeBackMs} ms after it recovered (cooldown 10 s, then one probe)`,
+  `traffic moved off a in ${String(report.moveTrafficMs)} ms; a taken back ${String(report.takeBackMs)} ms after it recovered (cooldown 10 s, then one probe)`,
 );
 console.log('upstream answers:', report.upstream);
 console.log(`written: ${out}`);

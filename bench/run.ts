@@ -294,10 +294,14 @@ if (comparison) {
   console.log('CPU ms per request, by process');
   console.table(Object.fromEntries(Object.entries(comparison.cells).map(([name, cell]) => [name, cell.cpuMsPerRequest])));
 }
-if (report.burst) (console.log('burst'), console.table([report.burst]));
+if (report.burst) {
+  console.log('burst');
+  console.table([report.burst]);
+}
 if (report.scale) {
   const { samples: _samples, ...scaleSummary } = report.scale as Record<string, unknown>;
-  (console.log('scale'), console.log(scaleSummary));
+  console.log('scale');
+  console.log(scaleSummary);
 }
 for (const [name, profile] of Object.entries((report.profiles ?? {}) as Record<string, { file: string; top: unknown[] }>)) {
   console.log(`cpu profile ${name}: ${profile.file}`);

@@ -49,7 +49,8 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     middleware(req: Request, res: Response, next: NextFunction) {
       const end = duration.startTimer();
       res.on('finish', () => {
-        const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+        const path = (req.route as { path?: unknown } | undefined)?.path;
+        const route = typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
         requests.inc({ route, method: req.method, status: res.statusCode });
         end({ route, method: req.method });
       });

@@ -21,7 +21,8 @@ async function customIdOf(ctx: BatchContext, b: BatchRecord, no: number, data?: 
   const offset = await ctx.redis.hget(ctx.records.keys.offsets(b.id), String(no));
   const line = offset === null ? undefined : await lineAt(ctx, b, no, Number(offset));
   try {
-    return String((JSON.parse(line?.bytes?.toString('utf8') ?? '{}') as { custom_id?: unknown }).custom_id ?? '');
+    const customId = (JSON.parse(line?.bytes?.toString('utf8') ?? '{}') as { custom_id?: unknown }).custom_id;
+    return typeof customId === 'string' ? customId : '';
   } catch {
     return '';
   }

@@ -4,7 +4,7 @@ import type { ChannelKind } from './schema.js';
 
 /** The catalog's models an upstream kind serves, by public id. */
 function modelsOfKind(catalog: Catalog, kind: ChannelKind) {
-  const models = kind === 'ark' ? catalog.imageModels : catalog.speechModels;
+  const models: Record<string, { upstream: string; upstreamModel: string }> = kind === 'ark' ? catalog.imageModels : catalog.speechModels;
   return Object.entries(models).filter(([, m]) => ownValue(catalog.upstreams, m.upstream)?.protocol === kind);
 }
 

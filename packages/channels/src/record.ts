@@ -56,7 +56,8 @@ export function toHash(fields: Partial<ChannelRecord>): Record<string, string> {
     if (value === undefined) continue;
     if (name === 'models') out.models = value === null ? '' : JSON.stringify(value);
     else if (typeof value === 'boolean') out[name] = value ? '1' : '0';
-    else out[name] = value === null ? '' : String(value);
+    else if (value === null) out[name] = '';
+    else if (typeof value === 'string' || typeof value === 'number') out[name] = String(value);
   }
   return out;
 }

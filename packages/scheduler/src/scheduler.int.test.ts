@@ -7,16 +7,14 @@ import { estimateStart } from './estimate.js';
 import { createScheduler, type Dispatched, type Scheduler } from './scheduler.js';
 
 /** The scheduler against a real Redis and a real BullMQ queue; the "workers" are this test, by hand. */
-let handle: RedisHandle;
-let redis: Redis;
 let queue: Queue;
 let scheduler: Scheduler;
 let prefix: string;
 let dispatched: Dispatched[];
 const PARKED_MS = 365 * 86_400_000;
 
-handle = await startRedis();
-redis = new Redis(handle.url);
+const handle: RedisHandle = await startRedis();
+const redis = new Redis(handle.url);
 afterAll(async () => {
   await queue?.close();
   redis.disconnect();
@@ -60,14 +58,14 @@ test('nothing is handed out without a live worker; the window then holds what th
   const ids = await Promise.all([admit('a'), admit('a'), admit('a')]);
   await scheduler.dispatch();
   expect(dispatched).toEqual([]);
-  expect(await queue.getJobState(ids[0]!)).toBe('delayed');
+  expect(await queue.getJobState(ids[0])).toBe('delayed');
 
   await scheduler.heartbeat('w1', 2, 10_000, 0);
   await scheduler.dispatch();
   expect(dispatched.map((d) => d.jobId)).toEqual(ids.slice(0, 2));
   expect(await queue.getJobCounts('wait', 'delayed')).toEqual({ wait: 2, delayed: 1 });
 
-  await finish(ids[0]!);
+  await finish(ids[0]);
   expect(dispatched.map((d) => d.jobId)).toEqual(ids);
 });
 

@@ -29,7 +29,7 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
   for (;;) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch {
       // not yet
     }

@@ -241,7 +241,7 @@ test('batches: progress bars, cancel, and the files of the ended batch to downlo
     await page.getByRole('button', { name: button }).click();
     const download = await downloading;
     expect(download.suggestedFilename()).toBe(filename);
-    const bytes = readFileSync((await download.path())!);
+    const bytes = readFileSync(await download.path());
     if (filename.endsWith('.zip')) expect(bytes.subarray(0, 2).toString()).toBe('PK');
     else expect(bytes.toString().trim().split('\n')).toHaveLength(ended.request_counts.failed);
   }

@@ -28,8 +28,8 @@ function cli(key: string, args: string[]): { child: ChildProcess; exited: Promis
     env: { PATH: process.env.PATH ?? '', RELAY_URL: stack.url, RELAY_API_KEY: key, RELAY_DATA_DIR: join(tmpdir(), 'no-such-relay-data') },
   });
   let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  child.stdout!.resume();
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  child.stdout.resume();
   return { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve({ code, err }))) };
 }
 

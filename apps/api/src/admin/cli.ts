@@ -110,7 +110,7 @@ const [first, second, ...rest] = positionals;
 const query = (extra: Record<string, string> = {}) => {
   const q = new URLSearchParams(extra);
   for (const name of ['from', 'to', 'model', 'user', 'key', 'limit', 'cursor'] as const) if (values[name]) q.set(name, values[name]);
-  return q.size ? `?${q}` : '';
+  return q.size ? `?${q.toString()}` : '';
 };
 
 /** The channel fields the options name (only those given). */

@@ -1,6 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import type { Router } from 'express';
 import type { Queues } from '../jobs/queues.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
@@ -14,5 +15,5 @@ export function dashboardRouter(queues: Queues) {
     serverAdapter,
     options: { uiConfig: { boardTitle: 'relay queues' } },
   });
-  return serverAdapter.getRouter();
+  return serverAdapter.getRouter() as Router;
 }

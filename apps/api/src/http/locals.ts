@@ -7,6 +7,8 @@ export interface Caller {
 }
 
 declare global {
+  // Express types its res.locals through this global namespace: augmenting it is the only way in
+  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       requestId: string;

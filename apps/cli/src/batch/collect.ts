@@ -74,11 +74,13 @@ export function openCollector(dir: string, batchId: string) {
       if (line.response?.status_code !== 200) {
         // OpenAI's body names a code, Google's a status; a line never run names its batch's ending
         const body = (line.response?.body ?? {}) as { error?: { code?: unknown; status?: unknown; message?: unknown } };
-        const code = line.error?.code ?? (typeof body.error?.code === 'string' ? body.error.code : String(body.error?.status ?? 'error'));
+        const code =
+          line.error?.code ??
+          (typeof body.error?.code === 'string' ? body.error.code : typeof body.error?.status === 'string' ? body.error.status : 'error');
         manifest.errors[line.custom_id] = {
           status: line.response?.status_code ?? null,
           code,
-          message: line.error?.message ?? String(body.error?.message ?? ''),
+          message: line.error?.message ?? (typeof body.error?.message === 'string' ? body.error.message : ''),
         };
         return;
       }

@@ -102,7 +102,7 @@ export function Chart({
                     <tr>
                       <th scope="row">{timeLabel(t, step)}</th>
                       {series.map((s) => (
-                        <td class="num">{s.values[row] === null || s.values[row] === undefined ? '—' : format(s.values[row]!)}</td>
+                        <td class="num">{s.values[row] === null || s.values[row] === undefined ? '—' : format(s.values[row])}</td>
                       ))}
                     </tr>
                   ))}

@@ -50,7 +50,7 @@ export function createLinkSigner(publicBase: string, secret: string, ttlSeconds:
         'X-Tos-Spec': specText,
         'X-Tos-Signature': mac([name, date, String(ttlSeconds), specText]),
       });
-      return `${publicBase}/tos/ark-content-generation/${name}?${query}`;
+      return `${publicBase}/tos/ark-content-generation/${name}?${query.toString()}`;
     },
     serve(req, res) {
       const q = req.query as Record<string, string | undefined>;

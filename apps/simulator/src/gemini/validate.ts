@@ -89,7 +89,7 @@ export function validateTts(raw: unknown): { text: string } | GeminiRejection {
     if (voice !== undefined && !GEMINI_VOICES.includes(voice as string)) {
       return {
         field: 'generation_config.speech_config.voice_config.prebuilt_voice_config.voice_name',
-        description: `Voice name ${String(voice)} is not supported.`,
+        description: `Voice name ${JSON.stringify(voice)} is not supported.`,
       };
     }
   }

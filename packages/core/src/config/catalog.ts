@@ -60,10 +60,11 @@ export const catalogSchema = z
     speechModels: z.record(z.string(), speechModelSchema),
   })
   .superRefine((catalog, ctx) => {
-    for (const [section, models] of [
+    const sections: Array<[string, Record<string, { upstream: string }>]> = [
       ['imageModels', catalog.imageModels],
       ['speechModels', catalog.speechModels],
-    ] as const) {
+    ];
+    for (const [section, models] of sections) {
       for (const [id, model] of Object.entries(models)) {
         if (!ownValue(catalog.upstreams, model.upstream)) {
           ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });

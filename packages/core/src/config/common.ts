@@ -55,9 +55,7 @@ const PLACEHOLDER = /^change-?me/i;
 
 /** A zod check refusing placeholder values of `names`, unless compose runs the simulator profile. */
 export const refusePlaceholders = (names: string[]) => (env: Record<string, unknown>, ctx: z.RefinementCtx) => {
-  const profiles = String(env.RELAY_COMPOSE_PROFILES ?? '')
-    .split(',')
-    .map((p) => p.trim());
+  const profiles = (typeof env.RELAY_COMPOSE_PROFILES === 'string' ? env.RELAY_COMPOSE_PROFILES : '').split(',').map((p) => p.trim());
   if (profiles.includes('simulator')) return;
   for (const name of names) {
     const value = env[name];

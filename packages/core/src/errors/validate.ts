@@ -18,11 +18,11 @@ type Issue = z.core.$ZodIssue;
 function specific(issue: Issue): Issue {
   if (issue.code !== 'invalid_union') return issue;
   const matched = issue.errors.filter(
-    (branch) => branch.length > 0 && !(branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0),
+    (branch) => branch.length > 0 && !(branch[0]!.code === 'invalid_type' && branch[0].path.length === 0),
   );
   if (matched.length !== 1) return issue;
   const inner = matched[0]![0]!;
-  return specific({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
+  return specific({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
 /** The first problem, as a 400 naming the field (an unknown field names itself). */

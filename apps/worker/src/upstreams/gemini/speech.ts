@@ -22,7 +22,8 @@ const BLOCKED = ['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'IMAGE_SAF
 /** Gemini's RetryInfo.retryDelay, a protobuf Duration such as "38s" or "45.837906927s". */
 function retryDelayMs(details: Array<Record<string, unknown>> | undefined): number | undefined {
   const info = details?.find((d) => String(d['@type']).endsWith('google.rpc.RetryInfo'));
-  const seconds = Number.parseFloat(String(info?.retryDelay ?? ''));
+  const delay = info?.retryDelay;
+  const seconds = typeof delay === 'string' ? Number.parseFloat(delay) : Number.NaN;
   return Number.isFinite(seconds) ? seconds * 1000 : undefined;
 }
 
@@ -30,7 +31,7 @@ function retryDelayMs(details: Array<Record<string, unknown>> | undefined): numb
 function toUpstreamError(status: number, body: unknown): UpstreamError {
   const parsed = geminiErrorSchema.safeParse(body);
   const error = parsed.success ? parsed.data.error : { message: `upstream answered HTTP ${status}`, status: undefined, details: undefined };
-  const reasons = (error.details ?? []).map((d) => String(d.reason ?? ''));
+  const reasons = (error.details ?? []).map((d) => d.reason);
   const relayAtFault = reasons.includes('API_KEY_INVALID') || error.status === 'FAILED_PRECONDITION';
   const kind = relayAtFault ? 'misconfigured' : kindOfStatus(status);
   return new UpstreamError(kind, error.message, { status, code: error.status, retryAfterMs: retryDelayMs(error.details) });
