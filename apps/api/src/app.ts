@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError, parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
-import { createWebhookStore } from '@relay/jobs';
+import { CAPABILITIES, createWebhookStore, type Doors } from '@relay/jobs';
 import type { Billing } from '@relay/billing';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
@@ -24,9 +24,9 @@ import { errorHandler } from './http/errors.js';
 import './http/locals.js';
 import { requestId } from './http/request-id.js';
 import type { Turns } from './http/pace.js';
-import { imagePresenter, imagesRoutes } from './images/routes.js';
 import { createDepthGuard } from './jobs/depth-guard.js';
-import type { JobRequestDeps, JobRoute } from './jobs/handle-job-request.js';
+import type { JobRequestDeps } from './jobs/handle-job-request.js';
+import type { DoorDeps } from './doors/door-routes.js';
 import { createIdempotency } from './jobs/idempotency.js';
 import type { Lifecycle } from './jobs/lifecycle.js';
 import type { Queues } from './jobs/queues.js';
@@ -41,12 +41,14 @@ import { adminBatchRoutes } from './admin/batch-routes.js';
 import { createKeySealer } from '@relay/channels';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
-import { speechPresenter, speechRoutes } from './speech/routes.js';
+import { doorRoutes } from './doors/door-routes.js';
 import type { TrafficRecorder } from './stats/traffic.js';
 
 export interface ApiDeps {
   config: ApiConfig;
   catalog: Catalog;
+  /** Every door (dialect) onto every capability: images, speech. */
+  doors: Doors;
   redis: Redis;
   queues: Queues;
   store: BlobStore;
@@ -81,7 +83,7 @@ export function createApp(deps: ApiDeps) {
   app.use(createApiMetrics(deps.registry, deps.queues).middleware);
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
-  app.use(openApiRoutes(deps.catalog, RELAY_VERSION));
+  app.use(openApiRoutes(deps.catalog, deps.doors, RELAY_VERSION));
   app.use(
     consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }),
     errorHandler('openai', log),
@@ -115,27 +117,18 @@ export function createApp(deps: ApiDeps) {
   }
   const jobs: JobRequestDeps = {
     billing: deps.billing,
+    store: deps.store,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
     log,
   };
-  const routes: Record<'images' | 'speech', JobRoute> = {
-    images: {
-      kind: 'img',
-      handle: deps.queues.images,
-      guard: createDepthGuard(deps.queues.images),
-      jobName: 'generate',
-      dialect: 'openai',
-    },
-    speech: {
-      kind: 'tts',
-      handle: deps.queues.speech,
-      guard: createDepthGuard(deps.queues.speech),
-      jobName: 'synthesize',
-      dialect: 'google',
-    },
-  };
+  const routes = Object.fromEntries(
+    Object.values(CAPABILITIES).map((c) => {
+      const handle = deps.queues[c.id];
+      return [c.id, { kind: c.kind, handle, guard: createDepthGuard(handle), jobName: c.jobName }];
+    }),
+  ) as DoorDeps['routes'];
   const limits = {
     requests: rateLimit(deps.redis, config.REDIS_PREFIX, {
       name: 'requests',
@@ -152,18 +145,20 @@ export function createApp(deps: ApiDeps) {
   // Listings and token counts reach no upstream: they count as reads.
   app.use(geminiRoutes({ ...deps, limit: limits.reads }), errorHandler('google', log));
   app.use(modelsRoutes({ ...deps, limit: limits.reads }), errorHandler('openai', log));
-  app.use(imagesRoutes({ ...deps, jobs, route: routes.images, publicBase, limits }), errorHandler('openai', log));
-  app.use(speechRoutes({ ...deps, jobs, route: routes.speech, publicBase, limits }), errorHandler('google', log));
+  const urls = parseUrlPolicy(config.URL_ALLOWLIST);
+  for (const door of deps.doors.all) {
+    app.use(doorRoutes(door, { ...deps, urls, jobs, routes, publicBase, limit: limits.requests }));
+  }
   app.use(
     jobsRoutes({
       accounts: deps.accounts,
       keys: GOOGLE_KEYS,
       readLimit: limits.reads,
       cache: createAnswerCache(config.ANSWER_CACHE_BYTES),
-      kinds: {
-        img: { handle: deps.queues.images, dialect: 'openai', present: (req) => imagePresenter(deps.store, publicBase(req)) },
-        tts: { handle: deps.queues.speech, dialect: 'google', present: (req) => speechPresenter(deps.store, publicBase(req)) },
-      },
+      queues: deps.queues,
+      doors: deps.doors,
+      store: deps.store,
+      publicBase,
     }),
     errorHandler('openai', log),
   );

@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
+import { createDoors } from '@relay/jobs';
 import { schedulerMetrics } from '@relay/scheduler';
 import { backfillAccountIndex } from './auth/account-index.js';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
 import { createLifecycle } from './jobs/lifecycle.js';
 import { closeQueues, openQueues } from './jobs/queues.js';
-import { createTrafficRecorder } from './stats/traffic.js';
+import { createTrafficRecorder, trafficGroups } from './stats/traffic.js';
 import { createTurns } from './http/pace.js';
 
 export interface RunningApi {
@@ -43,8 +44,9 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
-  const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS);
-  const app = createApp({ config, catalog, redis, queues, store, accounts, billing, lifecycle, turns, registry, traffic, log });
+  const doors = createDoors(catalog);
+  const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS, trafficGroups(doors.all));
+  const app = createApp({ config, catalog, doors, redis, queues, store, accounts, billing, lifecycle, turns, registry, traffic, log });
   const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 

@@ -1,5 +1,4 @@
 import { DEFAULT_JSON_SHAPE, type JsonShapeLimits } from '@relay/core';
-import { MAX_PART_CHARS, maxImageEntryChars } from '@relay/jobs';
 import type { BatchEndpoint } from './endpoints.js';
 import type { BatchSettings } from './records.js';
 
@@ -8,7 +7,9 @@ import type { BatchSettings } from './records.js';
  * string a field takes: an inline image, or a text part with every character escaped), so a
  * hostile line costs as little to refuse as a hostile request.
  */
-export function lineShape(endpoint: Pick<BatchEndpoint, 'queue'>, settings: Pick<BatchSettings, 'inputImageMaxBytes'>): JsonShapeLimits {
-  const maxStringBytes = endpoint.queue === 'images' ? maxImageEntryChars(settings.inputImageMaxBytes) : 6 * MAX_PART_CHARS;
-  return { ...DEFAULT_JSON_SHAPE, maxStringBytes };
+export function lineShape(
+  endpoint: Pick<BatchEndpoint, 'maxStringBytes'>,
+  settings: Pick<BatchSettings, 'inputImageMaxBytes'>,
+): JsonShapeLimits {
+  return { ...DEFAULT_JSON_SHAPE, maxStringBytes: endpoint.maxStringBytes(settings) };
 }

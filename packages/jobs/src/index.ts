@@ -18,3 +18,8 @@ export * from './answers/error-bodies.js';
 export * from './answers/present-images.js';
 export * from './answers/present-speech.js';
 export * from './admission.js';
+export * from './doors/door.js';
+export * from './doors/capabilities.js';
+export * from './doors/registry.js';
+export * from './doors/openapi.js';
+export { AUDIO_URL_HEADER, GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from './doors/gemini-speech.js';

@@ -10,6 +10,8 @@ export const jobMetaSchema = z.strictObject({
   /** Where the job waits its turn, and what it weighs there (cost units of its queue). */
   lane: laneSchema.optional(),
   cost: z.number().positive().optional(),
+  /** The door (dialect) it came in by: a later lookup answers in the same dialect. */
+  door: z.string().max(100).optional(),
   /** A batch line: its batch, its line number in the input and the caller's custom_id. */
   batch: z.strictObject({ id: z.string(), line: z.number().int().positive(), customId: z.string() }).optional(),
 });

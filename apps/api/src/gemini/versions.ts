@@ -1,10 +1,8 @@
 import type { Request } from 'express';
-import { AppError } from '@relay/core';
+import type { GeminiVersion } from '@relay/jobs';
 import { googleKey } from '../auth/authenticate.js';
 
-/** Google serves the Gemini API under all three; @google/genai 3.x calls v1, 2.x v1beta. */
-export const GEMINI_VERSIONS = ['v1', 'v1beta', 'v1alpha'] as const;
-export type GeminiVersion = (typeof GEMINI_VERSIONS)[number];
+export { GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from '@relay/jobs';
 
 /**
  * `GET /v1/models` is both OpenAI's model listing and Gemini v1's. The credential tells them
@@ -18,10 +16,3 @@ export function googleDialect(req: Request): boolean {
   const version = /^\/(v1|v1beta|v1alpha)(?:\/|$)/.exec(req.path)?.[1] as GeminiVersion | undefined;
   return version !== undefined && speaksGoogle(version, req);
 }
-
-/** Google's 404 for a model it does not serve (or not for this method). */
-export const modelNotFound = (version: GeminiVersion, model: string, method?: string) =>
-  new AppError(
-    'not_found',
-    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}`,
-  );

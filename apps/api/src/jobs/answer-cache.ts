@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Presented, Presenter } from './answer.js';
+import type { Answer } from '@relay/jobs';
+import type { Presenter } from './answer.js';
 
 /** A body already serialised: sent as it is, not stringified again. */
 export class JsonText {
@@ -8,13 +9,14 @@ export class JsonText {
 
 interface Entry {
   accountId: string;
-  answer: Presented & { body: JsonText };
+  answer: Extract<Answer, { kind: 'json' }> & { body: JsonText };
 }
 
 /**
  * Finished answers kept in memory for repeated GET /v1/jobs/{id} reads: a b64_json answer of
  * 15 images is megabytes read back from the store and encoded, and a finished job's answer
- * never changes. Bounded by bytes; the least recently read go first.
+ * never changes. Bounded by bytes; the least recently read go first. Only JSON answers are
+ * kept: files are streamed from the store as they are.
  */
 export function createAnswerCache(maxBytes: number) {
   const cache =
@@ -23,12 +25,13 @@ export function createAnswerCache(maxBytes: number) {
       : undefined;
   return {
     /** The presenter for one job's answer, served from the cache when this account read it before. */
-    presenter(key: string, accountId: string, present: Presenter<unknown>): Presenter<unknown> {
+    presenter(key: string, accountId: string, present: Presenter): Presenter {
       return async (job, result) => {
         const hit = cache?.get(key);
         if (hit && hit.accountId === accountId) return hit.answer;
-        const { body, headers } = await present(job, result);
-        const answer = { body: new JsonText(JSON.stringify(body)), ...(headers ? { headers } : {}) };
+        const presented = await present(job, result);
+        if (presented.kind !== 'json') return presented;
+        const answer = { ...presented, body: new JsonText(JSON.stringify(presented.body)) };
         if (cache && answer.body.text.length <= maxBytes) cache.set(key, { accountId, answer });
         return answer;
       };

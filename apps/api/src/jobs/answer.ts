@@ -1,26 +1,16 @@
+import { pipeline } from 'node:stream/promises';
 import type { Job } from 'bullmq';
 import type { Response } from 'express';
-import { isAppError, storeUnavailable } from '@relay/core';
-import { sendError, type Dialect } from '../http/dialects.js';
-import type { JobObject } from '@relay/jobs';
-import { JsonText } from './answer-cache.js';
-import type { JobMeta } from '@relay/jobs';
+import { getObject, isAppError, storeUnavailable, type BlobStore } from '@relay/core';
+import type { Answer, JobMeta, JobObject } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
+import { sendError, type Dialect } from '../http/dialects.js';
+import { JsonText } from './answer-cache.js';
 import type { QueueHandle } from './queues.js';
 import type { Outcome } from './run-job.js';
 
-/** A finished job's success answer: the endpoint's body and any headers that go with it. */
-export interface Presented {
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-export type Presenter<R> = (job: Job, result: R) => Promise<Presented>;
-
-/** How the body is written; streaming endpoints frame it as server-sent events. */
-export type Sender = (res: Response, body: unknown) => void;
-export const sendJson: Sender = (res, body) =>
-  void (body instanceof JsonText ? res.type('application/json').send(body.text) : res.json(body));
+/** A finished job's answer, built by the door the job came in by. */
+export type Presenter = (job: Job, result: unknown) => Promise<Answer>;
 
 export const jobLink = (jobId: string) => `/v1/jobs/${jobId}`;
 
@@ -38,37 +28,64 @@ export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObje
   const { lane, accountId } = (job.data as { meta: JobMeta }).meta;
   if (status !== 'queued' || !lane) return described;
   const { position, startsInMs } = await scheduler.estimate(lane, accountId, job.id);
-  return { ...described, position, ...(startsInMs !== undefined ? { estimated_start: Math.ceil((Date.now() + startsInMs) / 1000) } : {}) };
+  return {
+    ...described,
+    position,
+    ...(startsInMs !== undefined ? { estimated_start: Math.ceil((Date.now() + startsInMs) / 1000) } : {}),
+  };
 }
 
-/**
- * The answer of a finished job. Its result is paid for and kept: when the store cannot give it
- * back right now, the client gets a retryable 503 that names the job (Location), never a 500.
- */
-async function presentFinished<R>(res: Response, job: Job, result: R, present: Presenter<R>): Promise<Presented> {
-  try {
-    return await present(job, result);
-  } catch (error) {
-    res.set('Location', jobLink(job.id!));
-    if (isAppError(error) && error.status !== 503) throw error;
-    throw storeUnavailable(
-      isAppError(error) ? error.cause : error,
-      `job ${job.id} finished, but its result cannot be read from the file store right now; fetch it from ${jobLink(job.id!)} shortly`,
-    );
+/** The store cannot give a paid result back right now: a retryable 503 that names the job (Location), never a 500. */
+function unreadable(res: Response, job: Job, error: unknown) {
+  res.set('Location', jobLink(job.id!));
+  if (isAppError(error) && error.status !== 503) return error;
+  return storeUnavailable(
+    isAppError(error) ? error.cause : error,
+    `job ${job.id} finished, but its result cannot be read from the file store right now; fetch it from ${jobLink(job.id!)} shortly`,
+  );
+}
+
+/** Writes an answer: JSON (built once, maybe cached), a stored file streamed, or server-sent events. */
+async function write(res: Response, job: Job, answer: Answer, store: BlobStore) {
+  if (answer.headers) res.set(answer.headers);
+  switch (answer.kind) {
+    case 'json':
+      if (answer.body instanceof JsonText) return void res.type('application/json').send(answer.body.text);
+      return void res.json(answer.body);
+    case 'file': {
+      let file;
+      try {
+        file = await getObject(store, answer.key);
+      } catch (error) {
+        throw unreadable(res, job, error);
+      }
+      res.status(200).type(answer.contentType);
+      if (file.contentLength !== undefined) res.set('Content-Length', String(file.contentLength));
+      // the client may leave mid-file: the job and its file stay, nothing else to undo
+      return pipeline(file.body, res).catch(() => undefined);
+    }
+    case 'events':
+      res.status(200).type('text/event-stream').set('Cache-Control', 'no-cache');
+      res.flushHeaders();
+      for await (const event of answer.events) {
+        if (res.destroyed) return;
+        res.write(event);
+      }
+      return void res.end();
   }
 }
 
 /**
  * One way to answer a job, shared by the synchronous calls and GET /v1/jobs/{id}: the success
- * body, the error in the endpoint's dialect, or 202 with a link while it is still running.
+ * answer, the error in the endpoint's dialect, or 202 with a link while it is still running.
  */
-export async function answer<R>(
+export async function answer(
   res: Response,
   handle: QueueHandle,
-  outcome: Exclude<Outcome<R>, { state: 'gone' }>,
-  present: Presenter<R>,
+  outcome: Exclude<Outcome<unknown>, { state: 'gone' }>,
+  present: Presenter,
   dialect: Dialect,
-  send = sendJson,
+  store: BlobStore,
 ) {
   if (outcome.state === 'failed') return sendError(res, outcome.error, dialect);
   if (outcome.state === 'pending') {
@@ -77,7 +94,11 @@ export async function answer<R>(
       .location(jobLink(outcome.job.id!))
       .json(await jobObject(outcome.job, handle.scheduler));
   }
-  const { body, headers } = await presentFinished(res, outcome.job, outcome.result, present);
-  if (headers) res.set(headers);
-  send(res, body);
+  let presented: Answer;
+  try {
+    presented = await present(outcome.job, outcome.result);
+  } catch (error) {
+    throw unreadable(res, outcome.job, error);
+  }
+  await write(res, outcome.job, presented, store);
 }

@@ -1,15 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
-import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
-import { AppError, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import type { Request, Response } from 'express';
+import { AppError, type BlobStore, type Logger } from '@relay/core';
 import type { Billing, Reservation } from '@relay/billing';
 import { newJobId, removeIfWaiting, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
-import type { AccountsStore } from '../auth/accounts.js';
-import type { ApiConfig } from '../config.js';
 import type { Dialect } from '../http/dialects.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
-import { answer, sendJson, type Presenter, type Sender } from './answer.js';
+import { answer, type Presenter } from './answer.js';
 import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -17,22 +14,10 @@ import type { QueueHandle } from './queues.js';
 import { waitForAdded, waitForJob } from './run-job.js';
 import { submitJob } from './submit.js';
 
-/** What a generation endpoint's router needs. */
-export interface EndpointDeps {
-  config: ApiConfig;
-  catalog: Catalog;
-  accounts: AccountsStore;
-  redis: Redis;
-  store: BlobStore;
-  jobs: JobRequestDeps;
-  route: JobRoute;
-  publicBase: (req: Request) => string;
-  /** Per-key rate limits: generation requests, and job reads in their own bucket. */
-  limits: { requests: RequestHandler; reads: RequestHandler };
-}
-
 export interface JobRequestDeps {
   billing: Billing;
+  /** Where stored answers (files) are read from. */
+  store: BlobStore;
   idempotency: Idempotency;
   lifecycle: Lifecycle;
   wait: { defaultMs: number; maxMs: number };
@@ -56,8 +41,7 @@ export interface JobSpec<P> {
   fingerprint: () => string;
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
   prepare: (jobId: string) => Promise<P>;
-  present: Presenter<unknown>;
-  send?: Sender;
+  present: Presenter;
 }
 
 /** How long a first request may take to get its job queued (reservation, input uploads). */
@@ -186,8 +170,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
-    if (outcome.state !== 'gone' && !replayOfCancelled)
-      return answer(res, route.handle, outcome, spec.present, route.dialect, spec.send ?? sendJson);
+    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, route.handle, outcome, spec.present, route.dialect, deps.store);
     if (fresh || attempt >= 2) {
       throw new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, { retryAfterMs: 1_000 });
     }

@@ -1,6 +1,6 @@
 import type { Catalog } from '@relay/core';
-import { GEMINI_VERSIONS } from '../gemini/versions.js';
-import { errors, GENERATION_ERRORS, googleSecurity, jobParams, json, ok, pending } from './parts.js';
+import { GEMINI_VERSIONS } from '@relay/jobs';
+import { errors, googleSecurity, json, ok } from './parts.js';
 
 const modelParam = (catalog: Catalog) => ({
   name: 'model',
@@ -18,29 +18,6 @@ export const pageParams = [
   },
   { name: 'pageToken', in: 'query', description: "Gemini callers: the previous page's nextPageToken", schema: { type: 'string' } },
 ];
-
-function speechOperation(action: string, catalog: Catalog) {
-  return {
-    tags: ['speech'],
-    summary: action === 'generateContent' ? 'Synthesize speech (Gemini-native)' : 'The same, answered as one server-sent event',
-    security: googleSecurity,
-    parameters: [
-      modelParam(catalog),
-      ...(action === 'streamGenerateContent' ? [{ name: 'alt', in: 'query', schema: { type: 'string', enum: ['sse'] } }] : []),
-      ...jobParams,
-    ],
-    requestBody: { required: true, content: json('SpeechRequest') },
-    responses: {
-      '200': {
-        description: 'Gemini GenerateContentResponse; X-Relay-Audio-Url links the stored WAV',
-        headers: { 'X-Relay-Audio-Url': { schema: { type: 'string' } } },
-        content: action === 'generateContent' ? json('GenerateContentResponse') : { 'text/event-stream': { schema: { type: 'string' } } },
-      },
-      '202': pending,
-      ...errors('GoogleError', [...GENERATION_ERRORS, 404]),
-    },
-  };
-}
 
 const countTokensOperation = (catalog: Catalog) => ({
   tags: ['speech'],
@@ -71,18 +48,13 @@ const getOperation = {
 
 /**
  * Google's paths under every version it serves (v1 for @google/genai 3.x, v1beta for 2.x):
- * generation, token counting and, under v1beta and v1alpha, the model resources (v1's
+ * token counting and, under v1beta and v1alpha, the model resources (generation is the speech door's) (v1's
  * model paths are shared with OpenAI's listing: model-paths.ts).
  */
 export function geminiPaths(catalog: Catalog) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const version of GEMINI_VERSIONS) {
     const route = `/${version}/models/:modelAction`;
-    paths[`/${version}/models/{model}:generateContent`] = { 'x-express-route': route, post: speechOperation('generateContent', catalog) };
-    paths[`/${version}/models/{model}:streamGenerateContent`] = {
-      'x-express-route': route,
-      post: speechOperation('streamGenerateContent', catalog),
-    };
     paths[`/${version}/models/{model}:countTokens`] = { 'x-express-route': route, post: countTokensOperation(catalog) };
     if (version === 'v1') continue;
     paths[`/${version}/models`] = { get: listOperation };

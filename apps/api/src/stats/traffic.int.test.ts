@@ -2,7 +2,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startRedis, uniqueName, type RedisHandle } from '@relay/testkit';
 import { readTraffic } from './read-traffic.js';
-import { bucketOf, createTrafficRecorder, groupOf, minuteKey, RETENTION_HOURS } from './traffic.js';
+import { createDoors } from '@relay/jobs';
+import { loadCatalog } from '@relay/core';
+import { bucketOf, createTrafficRecorder, minuteKey, RETENTION_HOURS, trafficGroups } from './traffic.js';
+
+const groupOf = trafficGroups(createDoors(loadCatalog()).all);
 
 let handle: RedisHandle;
 let redis: Redis;
@@ -30,7 +34,7 @@ test('only the public API is counted, in a fixed set of groups', () => {
 test('answers add up in memory and reach Redis in one flush, summed across processes', async () => {
   const prefix = uniqueName('traffic');
   const now = Date.now();
-  const [a, b] = [createTrafficRecorder(redis, prefix, 60_000), createTrafficRecorder(redis, prefix, 60_000)];
+  const [a, b] = [createTrafficRecorder(redis, prefix, 60_000, groupOf), createTrafficRecorder(redis, prefix, 60_000, groupOf)];
   for (let i = 0; i < 19; i += 1) a.record('images', 200, 80, now);
   a.record('images', 503, 40_000, now);
   b.record('speech', 400, 5, now);

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
+import { match } from 'path-to-regexp';
+import type { AnyDoor } from '@relay/jobs';
 
 /**
  * Requests, errors and latency per minute from the relay's own data (no Prometheus needed):
@@ -16,14 +18,22 @@ export const RETENTION_HOURS = 26;
 
 export const minuteKey = (prefix: string, minute: number) => `${prefix}:stats:minute:${minute}`;
 
-/** The public API's traffic by kind; everything else (admin, console, docs, health) is not counted. */
-export function groupOf(path: string): TrafficGroup | undefined {
-  if (path.startsWith('/v1/images/')) return 'images';
-  if (/^\/v1(beta|alpha)?\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(path)) return 'speech';
-  if (path.startsWith('/v1/jobs/')) return 'jobs';
-  if (/^\/v1(beta|alpha)?\/models/.test(path)) return 'models';
-  if (path.startsWith('/files/')) return 'files';
-  return undefined;
+/**
+ * The public API's traffic by kind: a door's calls count for its capability (images, speech);
+ * everything else (admin, console, docs, health) is not counted.
+ */
+export function trafficGroups(doors: readonly AnyDoor[]) {
+  const matchers = doors.flatMap((door) => door.http.paths.map((path) => ({ door, matches: match(path) })));
+  return (path: string): TrafficGroup | undefined => {
+    for (const { door, matches } of matchers) {
+      const found = matches(path);
+      if (found && (door.http.claims?.(found.params as Record<string, string>) ?? true)) return door.capability.traffic;
+    }
+    if (path.startsWith('/v1/jobs/')) return 'jobs';
+    if (/^\/v1(beta|alpha)?\/models/.test(path)) return 'models';
+    if (path.startsWith('/files/')) return 'files';
+    return undefined;
+  };
 }
 
 export const bucketOf = (ms: number) => {
@@ -31,7 +41,12 @@ export const bucketOf = (ms: number) => {
   return i === -1 ? LATENCY_BOUNDS.length : i;
 };
 
-export function createTrafficRecorder(redis: Redis, prefix: string, flushEveryMs: number) {
+export function createTrafficRecorder(
+  redis: Redis,
+  prefix: string,
+  flushEveryMs: number,
+  groupOf: (path: string) => TrafficGroup | undefined,
+) {
   /** minute -> field -> increment, since the last flush */
   let pending = new Map<number, Map<string, number>>();
   const add = (minute: number, field: string, by: number) => {

@@ -1,0 +1,78 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { BlobStore, Logger, UrlPolicy } from '@relay/core';
+import type { Door, JobMeta, Payload, QueueName } from '@relay/jobs';
+import type { AccountsStore } from '../auth/accounts.js';
+import { authenticate, GOOGLE_KEYS, OPENAI_KEYS } from '../auth/authenticate.js';
+import type { ApiConfig } from '../config.js';
+import { errorHandler } from '../http/errors.js';
+import { jsonBody } from '../http/json-body.js';
+import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
+import { fingerprint } from '../jobs/idempotency.js';
+
+export interface DoorDeps {
+  config: ApiConfig;
+  accounts: AccountsStore;
+  store: BlobStore;
+  urls: UrlPolicy;
+  jobs: JobRequestDeps;
+  /** Each capability's queue as an endpoint sees it. */
+  routes: Record<QueueName, Omit<JobRoute, 'dialect'>>;
+  publicBase: (req: Request) => string;
+  /** The key's rate limit generation calls count against. */
+  limit: RequestHandler;
+  log: Logger;
+}
+
+const KEYS = { openai: OPENAI_KEYS, google: GOOGLE_KEYS } as const;
+
+/**
+ * One door of the registry as Express routes, the same steps for every door: its clients' key,
+ * the rate limit, what the path names (before the body is read), the body, then the door's own
+ * parse, checks and job, through the path every generation takes (handleJobRequest). Errors
+ * speak the door's dialect.
+ */
+export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps: DoorDeps) {
+  const router = express.Router();
+  const route: JobRoute = { ...deps.routes[door.capability.id], dialect: door.dialect };
+  const inputs = { store: deps.store, maxBytes: deps.config.INPUT_IMAGE_MAX_BYTES, urls: deps.urls };
+  const maxStringBytes = door.http.maxStringBytes({ inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES });
+  const claims = (req: Request, _res: Response, next: NextFunction) =>
+    next(door.http.claims?.(req.params as Record<string, string>) === false ? 'route' : undefined);
+  const resolve = (req: Request, _res: Response, next: NextFunction) => {
+    door.http.resolve?.(req.path, req.params as Record<string, string>);
+    next();
+  };
+  const handle = async (req: Request, res: Response) => {
+    const call = door.parse({ path: req.path, body: req.body, params: req.params as Record<string, string>, query: req.query });
+    const inspected = await door.inspect(call, inputs);
+    const caller = res.locals.caller!;
+    const publicBase = deps.publicBase(req);
+    await handleJobRequest(req, res, deps.jobs, route, {
+      ...door.hold(call),
+      fingerprint: () => fingerprint(door.name, door.fingerprint(call)),
+      prepare: (jobId) => {
+        const meta: JobMeta = {
+          requestId: res.locals.requestId,
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          createdAt: Date.now(),
+          door: door.name,
+        };
+        return door.prepare(inspected, jobId, meta, deps.store);
+      },
+      present: (job, result) => door.present(job.data as Payload<Q>, result, { publicBase, store: deps.store, call }),
+    });
+  };
+  for (const path of door.http.paths) {
+    router.post(
+      path,
+      claims,
+      authenticate(deps.accounts, KEYS[door.http.credentials]),
+      deps.limit,
+      resolve,
+      jsonBody(deps.config.BODY_LIMIT_BYTES, maxStringBytes),
+      handle,
+    );
+  }
+  return [router, errorHandler(door.dialect, deps.log)];
+}

@@ -1,0 +1,102 @@
+import type { BlobStore, UrlPolicy } from '@relay/core';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { Hold } from '../admission.js';
+import type { Dialect } from '../answers/error-bodies.js';
+import type { JobKind } from '../files.js';
+import type { JobMeta } from '../meta.js';
+import type { Payload, QueueName } from '../queues.js';
+
+/**
+ * A capability: one kind of work the relay runs, whatever door it came in by. It owns its queue,
+ * its job ids and its place in the statistics; its doors (dialects) all make the same job.
+ */
+export interface Capability<Q extends QueueName = QueueName> {
+  id: Q;
+  /** The prefix of its job ids (and of its file ids). */
+  kind: JobKind;
+  /** The BullMQ job name its jobs are added under. */
+  jobName: string;
+  /** Its group in the console's traffic statistics. */
+  traffic: Q;
+}
+
+/** What a client sent, as the route read it. */
+export interface Sent {
+  /** The request's path (a batch line's url). */
+  path: string;
+  body: unknown;
+  /** Path parameters (a Gemini model, ...) and, for a batch line, those its url names. */
+  params: Readonly<Record<string, string>>;
+  query: Readonly<Record<string, unknown>>;
+}
+
+/** Where inline inputs are checked (size, format, URL policy) and staged. */
+export interface InputSettings {
+  store: BlobStore;
+  maxBytes: number;
+  urls: UrlPolicy;
+}
+
+/** What a finished job answers: a JSON body (cacheable), or bytes and events read from the store. */
+export type Answer =
+  | { kind: 'json'; body: unknown; headers?: Record<string, string> }
+  | { kind: 'file'; key: string; contentType: string; headers?: Record<string, string> }
+  | { kind: 'events'; events: AsyncIterable<string> | string[]; headers?: Record<string, string> };
+
+export interface PresentContext<R> {
+  /** Where the relay's own links point (PUBLIC_URL, or the request's host). */
+  publicBase: string;
+  store: BlobStore;
+  /** The synchronous call being answered; absent when the job is looked up later (GET /v1/jobs/{id}). */
+  call?: R;
+}
+
+/**
+ * A door: one dialect's way into a capability (OpenAI's images API, Gemini's generateContent,
+ * ...). It reads and checks what its clients send, says what to hold, builds the capability's
+ * job, and answers in its dialect. The api mounts every door the same way, a batch accepts any
+ * door's path, the traffic statistics and the OpenAPI document read their paths from here:
+ * a new dialect is a new door, not edits across the apps.
+ */
+export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
+  /** Kept in the job (meta.door), so a later lookup answers in the door the job came in by. */
+  name: string;
+  capability: Capability<Q>;
+  dialect: Dialect;
+  http: {
+    /** Express paths it answers POST on. */
+    paths: readonly string[];
+    /** How its clients send their key: OpenAI's Bearer, or Google's x-goog-api-key / ?key= (Bearer too). */
+    credentials: Dialect;
+    /** The longest string a field of its JSON body may hold (the body pre-scan's bound). */
+    maxStringBytes(settings: { inputImageMaxBytes: number }): number;
+    /** Whether a request its path pattern matched is its (Gemini's model paths also lead to :countTokens). */
+    claims?(params: Readonly<Record<string, string>>): boolean;
+    /** Checks what the path names before the body is read (an unknown model is a 404 at once). */
+    resolve?(path: string, params: Readonly<Record<string, string>>): void;
+  };
+  /** The path parameters a batch line's url names, or undefined when this door does not take that url. */
+  batchUrl?(url: string): Record<string, string> | undefined;
+  /** The validated request; throws the 400 (or 404) its dialect answers. */
+  parse(sent: Sent): R;
+  /** A rule only batch lines are held to (no inline blobs in output files, ...); throws its 400. */
+  lineRule?(request: R): void;
+  /** The most it can cost and what it weighs in the schedule. */
+  hold(request: R): Hold;
+  /** What Idempotency-Key compares: the request as asked, independent of key order. */
+  fingerprint(request: R): unknown;
+  /** Checks that need I/O (input images, URLs), before anything is held. */
+  inspect(request: R, inputs: InputSettings): Promise<I>;
+  /** The job's payload, inputs staged in the store (runs once money is held). */
+  prepare(inspected: I, jobId: string, meta: JobMeta, store: BlobStore): Promise<Payload<Q>>;
+  /** The finished job's answer in this dialect (the result as Redis gave it back: the door validates it). */
+  present(data: Payload<Q>, result: unknown, ctx: PresentContext<R>): Promise<Answer>;
+  /** A finished batch line's response body: links to the stored files, never blobs. */
+  line(data: Payload<Q>, result: unknown, linkBase: string): Promise<unknown>;
+  /** Its part of the OpenAPI document, from the same schemas it parses with. */
+  openapi(): ZodOpenApiPathsObject;
+}
+
+/** A door of any capability, as lists and lookups hold them (each door's own request types stay inside it). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDoor = Door<QueueName, any, any>;

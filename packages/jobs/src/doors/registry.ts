@@ -1,0 +1,46 @@
+import { AppError, type Catalog } from '@relay/core';
+import type { JobMeta } from '../meta.js';
+import type { QueueName } from '../queues.js';
+import { CAPABILITIES } from './capabilities.js';
+import type { AnyDoor } from './door.js';
+import { geminiSpeechDoor } from './gemini-speech.js';
+import { openAIImagesDoor } from './openai-images.js';
+
+/**
+ * Every door of the relay, each onto one capability. Adding a dialect is a door file and a line
+ * here: the api mounts it, batches accept its path, the statistics and the OpenAPI document
+ * list it, and lookups answer its jobs in its dialect.
+ */
+export function createDoors(catalog: Catalog) {
+  const doors: AnyDoor[] = [openAIImagesDoor(catalog), geminiSpeechDoor(catalog)];
+  const byName = new Map(doors.map((door) => [door.name, door]));
+  /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
+  const original: Record<QueueName, AnyDoor> = {
+    images: byName.get('openai.images.generations')!,
+    speech: byName.get('gemini.generateContent')!,
+  };
+  return {
+    all: doors,
+    /** The door a job came in by (its meta.door), for answering it later in the same dialect. */
+    ofJob(queue: QueueName, meta: Pick<JobMeta, 'door'>): AnyDoor {
+      return (meta.door !== undefined ? byName.get(meta.door) : undefined) ?? original[queue];
+    },
+    /** The door a batch's endpoint names, with the path parameters its url carries; a 400 listing them otherwise. */
+    forBatch(url: string): { door: AnyDoor; params: Record<string, string> } {
+      for (const door of doors) {
+        const params = door.batchUrl?.(url);
+        if (params) return { door, params };
+      }
+      const speechPaths = Object.keys(catalog.speechModels).map((m) => `/v1beta/models/${m}:generateContent`);
+      throw new AppError(
+        'invalid_request',
+        `endpoint must be /v1/images/generations or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
+        { param: 'endpoint' },
+      );
+    },
+  };
+}
+
+export type Doors = ReturnType<typeof createDoors>;
+
+export { CAPABILITIES };
