@@ -44,22 +44,7 @@ export function startDispatching(settings: DispatchSettings) {
       onError: (err) => log.warn({ err: err.message }, 'dispatch failed; trying again at the next tick'),
     });
     schedulers[name] = scheduler;
-    const ended = (jobId: string | undefined) => {
-      if (!jobId || freed.delete(jobId)) return;
-      scheduler
-        .finished(jobId)
-        .then(({ pending }) => pending && scheduler.nudge())
-        .catch((err: Error) => log.warn({ jobId, err: err.message }, 'could not end a job in the schedule; the next recovery will'));
-    };
-    worker.on('completed', (job) => ended(job.id));
-    worker.on('failed', (job) => {
-      void job?.getState().then(
-        (state) => (state === 'failed' ? ended(job.id) : undefined),
-        () => undefined,
-      );
-    });
   }
-
   let ticks = 0;
   const tick = async () => {
     ticks += 1;
@@ -74,6 +59,16 @@ export function startDispatching(settings: DispatchSettings) {
   void tick().catch(() => undefined);
   return {
     schedulers,
+    /** A job ended for good (job-ends.ts): its place, unless freed already when its calls were over. */
+    ended(name: QueueName, jobId: string | undefined) {
+      if (!jobId || freed.delete(jobId)) return;
+      schedulers[name]
+        .finished(jobId)
+        .then(({ pending }) => pending && schedulers[name].nudge())
+        .catch((err: Error) =>
+          settings.log.warn({ jobId, err: err.message }, 'could not end a job in the schedule; the next recovery will'),
+        );
+    },
     /** A job is past its upstream calls: its place in the window goes to the next one now. */
     callsOver(name: QueueName, jobId: string) {
       const scheduler = schedulers[name];

@@ -31,6 +31,8 @@ import { startWebhookDelivery } from './webhooks/deliver.js';
 import { startBatches } from './batches.js';
 import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
+import { notifyEnd } from './notify-end.js';
+import { onJobEnds } from './job-ends.js';
 
 await runMain(async () => {
   const config = loadWorkerConfig();
@@ -215,25 +217,22 @@ await runMain(async () => {
       ),
     log,
   });
-  for (const worker of running.workers) {
-    worker.on('completed', (job, result) => {
-      void announce(job, 'job.completed', { status: 'completed', created: Math.floor(job.timestamp / 1000) });
-      batches.ended(job, { result });
-    });
-    worker.on('failed', (job) => {
-      // only a job that failed for good: a retry ahead is not the end
-      void job?.getState().then((state) => {
-        if (state !== 'failed') return;
-        batches.ended(job, { failedReason: job.failedReason });
-        const error = decodeFailure(job.failedReason);
-        return announce(job, 'job.failed', {
-          status: 'failed',
-          created: Math.floor(job.timestamp / 1000),
-          error: { code: error.code, message: error.message },
-        });
-      });
-    });
-  }
+  // a job's end, decided once and told to each part that cares
+  onJobEnds(
+    running.workers,
+    [
+      (end) => notifyEnd(redis, config.REDIS_PREFIX, end),
+      (end) => dispatching.ended(end.queue, end.job.id),
+      (end) => batches.ended(end.job, end.outcome === 'completed' ? { result: end.result } : { failedReason: end.failedReason }),
+      ({ job, ...end }) => {
+        const created = Math.floor(job.timestamp / 1000);
+        if (end.outcome === 'completed') return announce(job, 'job.completed', { status: 'completed', created });
+        const error = decodeFailure(end.failedReason);
+        return announce(job, 'job.failed', { status: 'failed', created, error: { code: error.code, message: error.message } });
+      },
+    ],
+    log,
+  );
   const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),

@@ -95,15 +95,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
     );
     const log = settings.log.child({ queue: name });
     queue.on('error', (err) => log.warn({ err: err.message }, 'queue connection error'));
-    worker.on('failed', (job, err) => {
-      log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed');
-      // A job can fail for good without its processor's catch running (it stalled too often):
-      // whichever worker records that failure gives the money back; a second release is a no-op.
-      void job
-        ?.getState()
-        .then((state) => (state === 'failed' ? settings.billing.release(job.id!) : undefined))
-        .catch((error: Error) => log.warn({ jobId: job.id, err: error.message }, 'release after failure did not happen'));
-    });
+    worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'));
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
     return { queue, worker };
   });

@@ -23,3 +23,4 @@ export * from './doors/capabilities.js';
 export * from './doors/registry.js';
 export * from './doors/openapi.js';
 export { AUDIO_URL_HEADER, GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from './doors/gemini-speech.js';
+export * from './life/notices.js';

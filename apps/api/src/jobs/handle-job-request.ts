@@ -191,6 +191,8 @@ function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobReq
         if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
         await route.handle.scheduler.cancel(job.id!);
         await removeIfWaiting(job);
+        // only a replay of the same Idempotency-Key can be waiting for it elsewhere
+        if (idemKey) await route.handle.inbox.removed(job.id!);
         deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
       })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),
     { once: true },

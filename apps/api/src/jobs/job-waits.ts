@@ -1,36 +1,40 @@
-import type { QueueEvents } from 'bullmq';
 import type { Turns } from '../http/pace.js';
+import type { Inbox } from './inbox.js';
 
 /** Why a wait ended: the job may have finished (read its state), or the waiting is over. */
 export type WaitEnd = 'event' | 'timeout' | 'left' | 'stopping';
 
-/** A wait's end, with the result when it was the job's completion (the event carries it). */
+/** A wait's end, with the result or the reason when it was the job's end (the notice carries them). */
 export interface Ended {
   end: WaitEnd;
   completed?: { returnvalue: unknown };
+  failed?: { failedReason: string };
 }
+type Outcome = Pick<Ended, 'completed' | 'failed'>;
 
 /**
- * Every waiting request of one queue behind a single set of QueueEvents listeners (one per
- * event, not one per request: thousands of waits add no listeners). A wait ends when its job
- * completes, fails or is removed (a cancelled job never completes), when its budget runs out,
- * when its client leaves, or when the api stops waiting (shutdown).
+ * Every waiting request of this process behind its inbox (one listener, not one per request:
+ * thousands of waits add nothing). A wait ends when its job completes, fails for good or is
+ * removed (a cancelled job never completes), when its budget runs out, when its client leaves,
+ * or when the api stops waiting (shutdown).
  */
-export function createJobWaits(events: QueueEvents, stop: AbortSignal, turns: Turns) {
-  const waiting = new Map<string, Set<(end: WaitEnd, completed?: Ended['completed']) => void>>();
-  const wake = (jobId: string, end: WaitEnd, completed?: Ended['completed']) => {
+export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
+  const waiting = new Map<string, Set<(end: WaitEnd, outcome?: Outcome) => void>>();
+  const wake = (jobId: string, end: WaitEnd, outcome?: Outcome) => {
     const waiters = waiting.get(jobId);
     if (!waiters) return;
     waiting.delete(jobId);
-    for (const waiter of waiters) waiter(end, completed);
+    for (const waiter of waiters) waiter(end, outcome);
   };
-  // thousands of jobs may end in one read of the events stream: their answers are built a few per turn
-  events.on('completed', ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) =>
-    turns.run(() => wake(jobId, 'event', { returnvalue })),
-  );
-  for (const name of ['failed', 'removed'] as const) {
-    events.on(name, ({ jobId }: { jobId: string }) => turns.run(() => wake(jobId, 'event')));
-  }
+  inbox.listen(({ type, jobId, data }) => {
+    if (type === 'partial' || !waiting.has(jobId)) return;
+    // thousands of jobs may end in one read of the inbox: their answers are built a few per turn
+    turns.run(() => {
+      if (type === 'completed') return wake(jobId, 'event', { completed: { returnvalue: JSON.parse(data) as unknown } });
+      if (type === 'failed') return wake(jobId, 'event', { failed: { failedReason: data } });
+      wake(jobId, 'event');
+    });
+  });
   stop.addEventListener('abort', () => {
     for (const jobId of [...waiting.keys()]) wake(jobId, 'stopping');
   });
@@ -41,17 +45,17 @@ export function createJobWaits(events: QueueEvents, stop: AbortSignal, turns: Tu
      * falling between the look and the wait; `cancel` ends a wait the look made unnecessary.
      */
     register(jobId: string, budgetMs: number, client?: AbortSignal): { ended: Promise<Ended>; cancel(): void } {
-      let finish: (end: WaitEnd, completed?: Ended['completed']) => void = () => {};
+      let finish: (end: WaitEnd, outcome?: Outcome) => void = () => {};
       const ended = new Promise<Ended>((resolve) => {
         const onLeft = () => finish('left');
         const timer = setTimeout(() => finish('timeout'), budgetMs);
-        finish = (end: WaitEnd, completed?: Ended['completed']) => {
+        finish = (end: WaitEnd, outcome?: Outcome) => {
           clearTimeout(timer);
           client?.removeEventListener('abort', onLeft);
           const waiters = waiting.get(jobId);
           waiters?.delete(finish);
           if (waiters?.size === 0) waiting.delete(jobId);
-          resolve(completed ? { end, completed } : { end });
+          resolve({ end, ...outcome });
         };
         client?.addEventListener('abort', onLeft, { once: true });
         const waiters = waiting.get(jobId) ?? new Set();

@@ -18,10 +18,11 @@ export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs
   for (;;) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return settledOutcome<R>(handle, jobId);
-    // registered before the state is read: an event between the two still ends the wait
+    // registered before the state is read: a notice between the two still ends the wait
     const wait = handle.waits.register(jobId, remaining, client);
     let outcome: Outcome<R>;
     try {
+      await handle.inbox.watch(jobId);
       outcome = await settledOutcome<R>(handle, jobId);
     } catch (error) {
       wait.cancel();
@@ -37,9 +38,9 @@ export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs
 }
 
 /**
- * Waits for a job this request just added, whose wait was registered before the add (no event
- * can have been missed): its completion comes with the result in the event, answered from the
- * job as it was added, with no read of Redis. Anything else (a failure, a removal, the budget,
+ * Waits for a job this request just added, whose wait was registered before the add (no notice
+ * can have been missed): its end comes with the result or the reason in the notice, answered
+ * from the job as it was added, with no read of Redis. Anything else (a removal, the budget,
  * the client leaving) is read from Redis as `waitForJob` does.
  */
 export async function waitForAdded<R>(
@@ -50,8 +51,9 @@ export async function waitForAdded<R>(
   client?: AbortSignal,
 ): Promise<Outcome<R>> {
   const started = Date.now();
-  const { end, completed } = await wait.ended;
+  const { end, completed, failed } = await wait.ended;
   if (completed) return { state: 'completed', job, result: completed.returnvalue as R };
+  if (failed) return { state: 'failed', job, error: decodeFailure(failed.failedReason) };
   if (end !== 'event') return settledOutcome<R>(handle, job.id!);
   return waitForJob<R>(handle, job.id!, Math.max(0, budgetMs - (Date.now() - started)), client);
 }

@@ -37,7 +37,8 @@ export async function submitJob<P extends { meta: JobMeta }>(
     // thousands of requests during a burst, and unpaced their next steps run back to back
     await handle.turns.next();
     const payload = await prepare();
-    const data = { ...payload, meta: { ...payload.meta, ...admission } };
+    // the job names this process's inbox: its end is told here, and to no other api process
+    const data = { ...payload, meta: { ...payload.meta, ...admission, inbox: handle.inbox.key } };
     started = (await handle.scheduler.admit(jobId, admission.lane, accountId, admission.cost)) === 'started';
     await handle.turns.next();
     if (started) {

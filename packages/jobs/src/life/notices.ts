@@ -1,0 +1,57 @@
+import { evalScript } from '@relay/core';
+import type { Redis } from 'ioredis';
+
+/**
+ * Notices of a job's end reach the api processes that wait for it, and no other: each api
+ * process reads an inbox of its own (a Redis stream), named in the jobs it adds (meta.inbox);
+ * a process that waits for a job it did not add (an Idempotency-Key replay) puts its inbox in
+ * the job's waiter set. A fleet of N api processes then costs each request O(1), not O(N).
+ * Every key shares the prefix's hash tag (Redis Cluster).
+ */
+export const inboxKey = (prefix: string, processId: string) => `${prefix}:inbox:${processId}`;
+export const waiterSetKey = (prefix: string, jobId: string) => `${prefix}:job:${jobId}:waiters`;
+
+/** What a notice says: the job completed (with its result), failed for good (with its reason), was removed, or delivered a part. */
+export type NoticeType = 'completed' | 'failed' | 'removed' | 'partial';
+
+export interface Notice {
+  type: NoticeType;
+  jobId: string;
+  /** The result (completed, partial) as JSON, or the failedReason (failed); empty for removed. */
+  data: string;
+}
+
+/** An inbox keeps at most about this many unread notices (its process reads them within milliseconds). */
+export const INBOX_MAX_LENGTH = 10_000;
+
+/**
+ * To the creator's inbox and every inbox in the waiter set, each only if it still exists (an
+ * inbox whose process died expires and is never made again by a notice); a final notice drops
+ * the set. One round trip, whatever the number of waiters.
+ */
+const NOTIFY = `
+local sent = {}
+local targets = redis.call('SMEMBERS', KEYS[1])
+if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
+for _, inbox in ipairs(targets) do
+  if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
+    sent[inbox] = true
+    redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
+  end
+end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/**
+ * Tells the job's waiters. `inbox` is the creator's (meta.inbox); without one (a batch line,
+ * a job added before notices existed) only the waiter set is told.
+ */
+export async function notifyWaiters(redis: Redis, prefix: string, notice: Notice, inbox: string | undefined) {
+  const set = waiterSetKey(prefix, notice.jobId);
+  const final = notice.type === 'partial' ? '0' : '1';
+  await evalScript(redis, NOTIFY, 2, set, inbox ?? set, notice.type, notice.jobId, notice.data, final, INBOX_MAX_LENGTH);
+}
+
+/** How long a waiter set outlives its last waiter's registration: longer than any wait. */
+export const WAITER_SET_TTL_SECONDS = 3_600;
