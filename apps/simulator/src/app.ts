@@ -51,6 +51,7 @@ const runtimeConfigSchema = z.strictObject({
   SIM_MAX_CONCURRENT: z.number().int().min(0).optional(),
   SIM_MAX_IPM: z.number().int().min(0).optional(),
   SIM_SPEECH_RPM: z.number().int().min(0).optional(),
+  SIM_STREAM_UNSUPPORTED: z.enum(['refuse', 'ignore']).optional(),
 });
 
 function controlRoutes(ctx: SimContext) {

@@ -10,8 +10,14 @@ export const simulatorEnvSchema = z.object({
   SIM_API_KEYS: envString().default('sim-key'),
   /** Time before the first image (or the audio) is ready. */
   SIM_LATENCY_MS: envInt().default(0),
-  /** Extra time per further image of a sequential set. */
+  /** Time between images of a sequential set: a streamed set sends each this long after the last. */
   SIM_IMAGE_SPACING_MS: envInt().default(0),
+  /**
+   * What `stream: true` on a model that cannot stream (3.0-t2i, SeedEdit) gets: `refuse`, a 400
+   * InvalidParameter naming `stream`, or `ignore`, a plain JSON answer. The vendor's choice is
+   * not documented.
+   */
+  SIM_STREAM_UNSUPPORTED: z.enum(['refuse', 'ignore']).default('refuse'),
   /** Lifetime of image links; the real upstream keeps them 24 h. */
   SIM_URL_TTL_SECONDS: envInt(1).default(86_400),
   /** Images per minute before 429 (0 = no limit). */

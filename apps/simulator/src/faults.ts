@@ -22,6 +22,19 @@ export const faultSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('hold'), api, times }),
   /** Fail slot `index` of the next sequential set; an internal code stops the set there. */
   z.strictObject({ type: z.literal('image-error'), api: z.literal('images'), times, index: z.number().int().min(0), code: z.string() }),
+  /**
+   * Ark streams only: after `after` image events (0 = before the first), an `error` event
+   * carrying `code` ends the stream (no completed, no [DONE]).
+   */
+  z.strictObject({
+    type: z.literal('stream-error'),
+    api: z.literal('images'),
+    times,
+    after: z.number().int().min(0),
+    code: z.string().default('InternalServiceError'),
+  }),
+  /** Ark streams only: after `after` image events the connection is cut, as a network failure would. */
+  z.strictObject({ type: z.literal('stream-drop'), api: z.literal('images'), times, after: z.number().int().min(0) }),
   /** Gemini only: HTTP 200 with finishReason OTHER and no content. */
   z.strictObject({ type: z.literal('no-content'), api: z.literal('speech'), times }),
 ]);
@@ -31,8 +44,11 @@ type AnswerFault = Extract<Fault, { type: 'error' | 'no-content' }>;
 /** A fault as a test writes it (`times` defaults to 1). */
 export type FaultInput = z.input<typeof faultSchema>;
 export type FaultApi = z.output<typeof api>;
-type RequestFault = Exclude<Fault, { type: 'image-error' }>;
-type ImageFault = Extract<Fault, { type: 'image-error' }>;
+type SetFault = Extract<Fault, { type: 'image-error' | 'stream-error' | 'stream-drop' }>;
+type RequestFault = Exclude<Fault, SetFault>;
+export type ImageFault = Extract<Fault, { type: 'image-error' }>;
+export type StreamFault = Extract<Fault, { type: 'stream-error' | 'stream-drop' }>;
+const isSetFault = (f: Fault): f is SetFault => f.type === 'image-error' || f.type === 'stream-error' || f.type === 'stream-drop';
 
 export class FaultBook {
   private queue: Fault[] = [];
@@ -76,13 +92,19 @@ export class FaultBook {
 
   /** The next request-level fault for this api, consumed once. */
   takeRequestFault(target: FaultApi): RequestFault | undefined {
-    const fault = this.queue.find((f): f is RequestFault => f.api === target && f.type !== 'image-error');
+    const fault = this.queue.find((f): f is RequestFault => f.api === target && !isSetFault(f));
     return fault && this.consume(fault);
   }
 
   /** Every queued per-image fault, consumed once for this set. */
   takeImageFaults(): ImageFault[] {
     return this.queue.filter((f): f is ImageFault => f.type === 'image-error').map((f) => this.consume(f));
+  }
+
+  /** The next mid-stream fault, consumed once by a streamed set (a set answered at once leaves it queued). */
+  takeStreamFault(): StreamFault | undefined {
+    const fault = this.queue.find((f): f is StreamFault => f.type === 'stream-error' || f.type === 'stream-drop');
+    return fault && this.consume(fault);
   }
 }
 

@@ -52,7 +52,13 @@ describe('Ark images', () => {
     [{ model: 'seededit-3-0-i2i-250628', prompt: 'x', image: ['a', 'b'] }, 'image'],
     [{ model: 'seedream-5-0-260128', prompt: 'x', image: 'data:image/PNG;base64,AAAA' }, 'image'],
     [
-      { model: 'seedream-5-0-260128', prompt: 'x', image: 'u', sequential_image_generation: 'auto' },
+      {
+        model: 'seedream-5-0-260128',
+        prompt: 'x',
+        image: 'u',
+        sequential_image_generation: 'auto',
+        sequential_image_generation_options: { max_images: 15 },
+      },
       'sequential_image_generation_options.max_images',
     ],
     [{ model: 'seedream-5-0-260128' }, 'prompt'],

@@ -1,6 +1,19 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * How an Ark stream ended: completed (`completed` and [DONE] sent), failed (an injected `error`
+ * event), dropped (an injected cut), or abandoned (the client closed the connection first).
+ */
+export type StreamEnd = 'completed' | 'failed' | 'dropped' | 'abandoned';
+
+const noStreams = (): Record<StreamEnd | 'opened', number> => ({ opened: 0, completed: 0, failed: 0, dropped: 0, abandoned: 0 });
+
 /** What the simulator saw, so tests can check what reached the upstream. */
 export class SimStats {
   requests = { images: 0, speech: 0 };
+  streams = noStreams();
+  /** 'stream-end' (StreamEnd) as each stream ends: in-process tests wait on it instead of polling. */
+  readonly events = new EventEmitter();
   statuses: Record<string, number> = {};
   inflight = 0;
   maxInflight = 0;
@@ -34,6 +47,15 @@ export class SimStats {
     return this.imageTimes.length;
   }
 
+  streamOpened() {
+    this.streams.opened += 1;
+  }
+
+  streamEnded(how: StreamEnd) {
+    this.streams[how] += 1;
+    this.events.emit('stream-end', how);
+  }
+
   recordImages(count: number, now = Date.now()) {
     this.imagesGenerated += count;
     for (let i = 0; i < count; i++) this.imageTimes.push(now);
@@ -41,6 +63,7 @@ export class SimStats {
 
   reset() {
     this.requests = { images: 0, speech: 0 };
+    this.streams = noStreams();
     this.statuses = {};
     this.maxInflight = this.inflight;
     this.imagesGenerated = 0;
@@ -53,6 +76,7 @@ export class SimStats {
   toJSON() {
     return {
       requests: this.requests,
+      streams: this.streams,
       statuses: this.statuses,
       inflight: this.inflight,
       maxInflight: this.maxInflight,

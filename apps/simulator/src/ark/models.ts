@@ -11,7 +11,10 @@ export interface ArkModel {
   defaultSize: string;
   guidance: boolean;
   sequential: boolean;
+  /** `stream: true` (SSE, one event per finished image): 4.0, 4.5 and 5.0-lite only. */
+  stream: boolean;
   outputFormat: boolean;
+  /** `optimize_prompt_options.mode: "fast"`: of the models here, 4.0 only (4.5 and 5.0-lite take standard). */
   fastPromptMode: boolean;
 }
 
@@ -23,6 +26,7 @@ const generation = {
   defaultSize: '2048x2048',
   guidance: false,
   sequential: true,
+  stream: true,
   outputFormat: false,
   fastPromptMode: false,
 };
@@ -39,6 +43,7 @@ const MODELS: ArkModel[] = [
     defaultSize: '1024x1024',
     guidance: true,
     sequential: false,
+    stream: false,
   },
   {
     id: 'seededit-3-0-i2i-250628',
@@ -52,6 +57,7 @@ const MODELS: ArkModel[] = [
     defaultSize: 'adaptive',
     guidance: true,
     sequential: false,
+    stream: false,
   },
   {
     id: 'seedream-4-0-250828',

@@ -20,7 +20,14 @@ export interface ArkRequest {
   outputFormat: 'jpeg' | 'png';
   watermark: boolean;
   seed: number;
+  /** An SSE answer; false for a model without streaming when `streamUnsupported` is 'ignore'. */
   stream: boolean;
+  promptMode: 'standard' | 'fast';
+}
+
+export interface ValidationOptions {
+  /** What a `stream: true` on a model that cannot stream gets: a 400, or a plain JSON answer. */
+  streamUnsupported: 'refuse' | 'ignore';
 }
 
 const bad = (param: string, message: string, code = `InvalidParameter`): ArkRejection => ({
@@ -79,8 +86,39 @@ function checkImages(model: ArkModel, raw: unknown): string[] | ArkRejection {
   return list as string[];
 }
 
+/** `optimize_prompt_options: {mode}`: standard (the default) everywhere, fast only where the model has it. */
+function checkPromptMode(model: ArkModel, raw: unknown): 'standard' | 'fast' | ArkRejection {
+  if (raw === undefined) return 'standard';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return bad('optimize_prompt_options', 'The parameter `optimize_prompt_options` must be an object.');
+  const mode = (raw as { mode?: unknown }).mode ?? 'standard';
+  if (mode !== 'standard' && mode !== 'fast')
+    return bad('optimize_prompt_options.mode', 'The parameter `optimize_prompt_options.mode` must be standard or fast.');
+  if (mode === 'fast' && !model.fastPromptMode) {
+    return bad('optimize_prompt_options.mode', `The mode fast is not supported by model ${model.id}.`);
+  }
+  return mode;
+}
+
+/**
+ * `max_images` in [1, 15], default 15; references + generated images <= 15. A given
+ * max_images that leaves no room is refused; the default shrinks to what is left, as the
+ * vendor's "one reference + text gives at most 14 images" says.
+ */
+function checkMaxImages(raw: unknown, references: number): number | ArkRejection {
+  const given = (raw as { max_images?: unknown } | undefined)?.max_images;
+  if (given === undefined) return Math.max(1, 15 - references);
+  if (typeof given !== 'number' || !Number.isInteger(given) || given < 1 || given > 15) {
+    return bad('sequential_image_generation_options.max_images', 'The parameter `max_images` must be within [1, 15].');
+  }
+  if (references + given > 15) {
+    return bad('sequential_image_generation_options.max_images', 'The number of reference images plus max_images cannot exceed 15.');
+  }
+  return given;
+}
+
 /** Checks a request the way the upstream does, before anything is generated. */
-export function validateArkRequest(body: Record<string, unknown>): ArkRequest | ArkRejection {
+export function validateArkRequest(body: Record<string, unknown>, options: ValidationOptions): ArkRequest | ArkRejection {
   if (typeof body.model !== 'string' || body.model === '') return bad('model', 'The parameter `model` is required.', 'MissingParameter');
   const model = findArkModel(body.model);
   if (!model) {
@@ -107,22 +145,20 @@ export function validateArkRequest(body: Record<string, unknown>): ArkRequest | 
     if (body.output_format !== 'jpeg' && body.output_format !== 'png')
       return bad('output_format', 'The parameter `output_format` must be jpeg or png.');
   }
-  const options = body.optimize_prompt_options as { mode?: unknown } | undefined;
-  if (options?.mode === 'fast' && !model.fastPromptMode) {
-    return bad('optimize_prompt_options.mode', `The mode fast is not supported by model ${model.id}.`);
-  }
+  const mode = checkPromptMode(model, body.optimize_prompt_options);
+  if (typeof mode !== 'string') return mode;
   const sequential = body.sequential_image_generation ?? 'disabled';
   if (sequential !== 'auto' && sequential !== 'disabled')
     return bad('sequential_image_generation', 'The parameter `sequential_image_generation` must be auto or disabled.');
-  if ((sequential === 'auto' || body.stream === true) && !model.sequential) {
-    return bad(sequential === 'auto' ? 'sequential_image_generation' : 'stream', `The parameter is not supported by model ${model.id}.`);
+  if (sequential === 'auto' && !model.sequential) {
+    return bad('sequential_image_generation', `The parameter \`sequential_image_generation\` is not supported by model ${model.id}.`);
   }
-  const maxImages = (body.sequential_image_generation_options as { max_images?: unknown } | undefined)?.max_images ?? 15;
-  if (typeof maxImages !== 'number' || !Number.isInteger(maxImages) || maxImages < 1 || maxImages > 15) {
-    return bad('sequential_image_generation_options.max_images', 'The parameter `max_images` must be within [1, 15].');
-  }
-  if (sequential === 'auto' && images.length + maxImages > 15) {
-    return bad('sequential_image_generation_options.max_images', 'The number of reference images plus max_images cannot exceed 15.');
+  const maxImages = checkMaxImages(body.sequential_image_generation_options, sequential === 'auto' ? images.length : 0);
+  if (typeof maxImages !== 'number') return maxImages;
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') return bad('stream', 'The parameter `stream` must be a boolean.');
+  // whether the vendor refuses or ignores `stream` on a model without it is not documented: refused by default
+  if (body.stream === true && !model.stream && options.streamUnsupported === 'refuse') {
+    return bad('stream', `The parameter \`stream\` is not supported by model ${model.id}.`);
   }
   const responseFormat = body.response_format ?? 'url';
   if (responseFormat !== 'url' && responseFormat !== 'b64_json')
@@ -144,6 +180,7 @@ export function validateArkRequest(body: Record<string, unknown>): ArkRequest | 
     outputFormat: body.output_format === 'png' ? 'png' : 'jpeg',
     watermark: body.watermark !== false,
     seed,
-    stream: body.stream === true,
+    stream: body.stream === true && model.stream,
+    promptMode: mode,
   };
 }

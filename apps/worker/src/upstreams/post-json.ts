@@ -17,7 +17,7 @@ export interface JsonAnswer {
 }
 
 // connections to the upstreams stay open between calls (the sockets of one host are reused)
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+export const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
 /** The answer, read whole; the deadline covers the call from its start to the answer's last byte. */
 function exchange(url: URL, payload: string, headers: Record<string, string>, signal: AbortSignal) {
@@ -93,7 +93,7 @@ export async function postJson(
   return { status, headers: { get: (name) => [raw[name.toLowerCase()]].flat()[0] ?? null }, body: parsed };
 }
 
-function describeNetworkError(error: unknown): string {
+export function describeNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return (error as { code?: string }).code ?? cause?.code ?? cause?.message ?? (error as Error).message;
 }

@@ -13,6 +13,10 @@ export const arkImageRequestSchema = z.object({
   output_format: z.enum(['jpeg', 'png']).optional(),
   response_format: z.enum(['url', 'b64_json']),
   watermark: z.boolean(),
+  /** Prompt rewriting before generation: `standard` (the vendor's default) or `fast` (4.0 only). */
+  optimize_prompt_options: z.object({ mode: z.enum(['standard', 'fast']) }).optional(),
+  /** SSE, one event per finished image (4.0, 4.5, 5.0-lite); `generate` never sends it, `generateStream` always does. */
+  stream: z.boolean().optional(),
 });
 export type ArkImageRequest = z.output<typeof arkImageRequestSchema>;
 

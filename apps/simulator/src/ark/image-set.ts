@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { renderImage, type RenderSpec } from '../render/encode.js';
+import type { SimContext } from '../context.js';
+import type { ImageFault } from '../faults.js';
+import { messageFor } from './errors.js';
+import type { ArkRequest } from './validate.js';
+
+const hash = (text: string) => createHash('sha256').update(text).digest();
+
+/** The model decides how many images a set holds; here the prompt's "N images" or a stable pick. */
+export function setSize(request: ArkRequest): number {
+  if (!request.sequential) return 1;
+  const asked = /\b(\d{1,2})\s+(?:images|pictures|panels|frames)\b/i.exec(request.prompt);
+  const count = asked ? Number(asked[1]) : 1 + (hash(request.prompt)[0]! % 4);
+  return Math.max(1, Math.min(count, request.maxImages));
+}
+
+/** One image of a set: its item (url or b64_json, size), or its failure. */
+export type SetSlot =
+  | { image: Record<string, unknown> }
+  /** `stops`: an internal error ends the set there; a content refusal does not. */
+  | { error: { code: string; message: string }; stops: boolean };
+
+export interface ImageSet {
+  /** The most images the set can hold (fewer when an internal error stops it). */
+  count: number;
+  slot(index: number): SetSlot;
+  usage(delivered: number): { generated_images: number; output_tokens: number; total_tokens: number };
+}
+
+/**
+ * The images one request makes, the same whether they are answered at once or streamed: the
+ * per-image faults queued for it, and the usage the vendor bills (Σ W·H / 256 per delivered image).
+ */
+export function planImageSet(ctx: SimContext, request: ArkRequest, size: string, requestId: string): ImageSet {
+  const faults: ImageFault[] = ctx.faults.takeImageFaults();
+  const [width, height] = size.split('x').map(Number) as [number, number];
+  const hue = hash(request.prompt)[1]! % 8;
+  return {
+    count: setSize(request),
+    slot(index) {
+      const failure = faults.find((f) => f.index === index);
+      if (failure) {
+        return { error: { code: failure.code, message: messageFor(failure.code) }, stops: failure.code.startsWith('Internal') };
+      }
+      const spec: RenderSpec = { width, height, format: request.outputFormat, watermark: request.watermark, hue };
+      const image: Record<string, unknown> =
+        request.responseFormat === 'b64_json'
+          ? { b64_json: renderImage(spec).toString('base64') }
+          : { url: ctx.links.sign(`${requestId}_${index}.${spec.format}`, spec) };
+      image.size = size;
+      if (request.model.outputFormat) image.output_format = request.outputFormat;
+      return { image };
+    },
+    usage(delivered) {
+      const tokens = Math.round((delivered * width * height) / 256);
+      return { generated_images: delivered, output_tokens: tokens, total_tokens: tokens };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { agents } from '../post-json.js';
+
+/**
+ * POSTs JSON and resolves with the answer as soon as its status line and headers are in, its
+ * body unread: a stream is read as it comes, never whole. Same keep-alive sockets as postJson.
+ */
+export function openPost(url: URL, payload: string, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
+        agent: agents[url.protocol as 'http:' | 'https:'],
+        signal,
+      },
+      resolve,
+    );
+    // `on`, not `once`: an abort after the answer began errors the request again, and the
+    // body's reader hears of it through the answer itself
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A whole (small, or non-streamed) body as text; beyond `maxBytes` the answer is dropped and the rest refused. */
+export async function readText(res: IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      res.destroy();
+      throw new Error(`the answer exceeds ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export const isEventStream = (res: IncomingMessage) => /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '');
+
+/**
+ * The SSE messages of a body, each handed on as soon as its blank line arrives. Only the
+ * message being received is buffered, up to `maxMessageChars` (a b64_json image is one message).
+ */
+export async function* sseMessages(res: IncomingMessage, maxMessageChars: number): AsyncGenerator<EventSourceMessage> {
+  const pending: EventSourceMessage[] = [];
+  let overflow: Error | undefined;
+  const parser = createParser({
+    onEvent: (message) => void pending.push(message),
+    // unknown fields are ignored, as the SSE spec says; only a runaway message stops the read
+    onError: (error) => void (error.type === 'max-buffer-size-exceeded' && (overflow = error)),
+    maxBufferSize: maxMessageChars,
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (overflow) throw overflow;
+    while (pending.length > 0) yield pending.shift()!;
+  }
+  parser.feed(decoder.decode());
+  while (pending.length > 0) yield pending.shift()!;
+}

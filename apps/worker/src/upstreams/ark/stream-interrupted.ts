@@ -1,0 +1,31 @@
+import { UpstreamError, type UpstreamErrorKind } from '../upstream-error.js';
+
+/** What a stream had settled before it broke: those images are the caller's to keep (and pay for). */
+export interface StreamArrivals {
+  /** partial_succeeded events received. */
+  delivered: number;
+  /** partial_failed events received. */
+  failed: number;
+  /** image_index of every image settled either way, in arrival order. */
+  indexes: number[];
+}
+
+/**
+ * A stream that broke after it began (HTTP 200 sent): an `error` event, a cut connection, no
+ * event within the deadline, or an unreadable event. A failure before the stream (an HTTP
+ * error status, no answer) is a plain UpstreamError, as `generate` throws.
+ */
+export class ArkStreamInterrupted extends UpstreamError {
+  override name = 'ArkStreamInterrupted';
+  constructor(
+    kind: UpstreamErrorKind,
+    message: string,
+    readonly arrived: StreamArrivals,
+    code?: string,
+  ) {
+    super(kind, `${message} (after ${arrived.delivered} delivered and ${arrived.failed} failed images)`, {
+      status: 200,
+      ...(code ? { code } : {}),
+    });
+  }
+}
