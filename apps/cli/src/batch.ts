@@ -3,6 +3,7 @@ import { createReadStream, mkdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
+import { BATCH_COMMANDS, isBatchCommand } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
 import { follow } from './batch/follow.js';
 import { writeState } from './batch/collect.js';
@@ -52,6 +53,7 @@ async function main() {
     console.log(USAGE);
     return command || values.help ? 0 : 1;
   }
+  if (!isBatchCommand(command)) throw new Error(`unknown command "${command}": one of ${BATCH_COMMANDS.join(', ')}; see --help`);
   const target = findRelay();
   if (!target.key) throw new Error('no API key: set RELAY_API_KEY (or run npm start here, whose demo key is used)');
   const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: target.key, maxRetries: 3 });
@@ -60,7 +62,6 @@ async function main() {
   if (command === 'status') return void console.log(JSON.stringify(await client.batches.retrieve(arg), null, 2));
   if (command === 'cancel') return void console.log(JSON.stringify(await client.batches.cancel(arg), null, 2));
   if (command === 'resume') return report(await follow(client, target, arg, outFor(arg), values.quiet), outFor(arg));
-  if (command !== 'run') throw new Error(`unknown command "${command}"; see --help`);
 
   const staging = resolve(values.out ?? '.');
   mkdirSync(staging, { recursive: true });

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * What `npm start` keeps in its data directory (README names these files):
+ * What `npm start` keeps in its data directory (docs/npm-start.md names these files):
  *   admin-token     the admin API's token, made once, so `export ADMIN_TOKEN=...` stays true
  *   channel-secret  seals the keys of channels added at run time; made once, so they stay readable
  *   demo-key.json   the demo account and its key

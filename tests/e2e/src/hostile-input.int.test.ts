@@ -144,7 +144,7 @@ describe('admin ids are validated before they reach a Redis key', () => {
   });
 });
 
-describe('the most one request can leave in Redis (README states these bounds)', () => {
+describe('the most one request can leave in Redis (docs/limits.md states these bounds)', () => {
   /** Bytes a request adds under the stack's prefix, measured with MEMORY USAGE. */
   async function footprintOf(send: () => Promise<Response>) {
     const before = await stack.redisFootprint();

@@ -15,6 +15,7 @@
  *   npm run admin -- channels list | show <id> | add <id> <ark|gemini> <baseUrl> --key-env VAR [options] | set <id> [options] | remove <id>
  */
 import { parseArgs } from 'node:util';
+import { ADMIN_COMMANDS, type AdminCommand } from './cli-commands.js';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
 
 const usage = `usage:
@@ -149,7 +150,7 @@ function channelOptions(): Record<string, unknown> {
   return out;
 }
 
-const commands: Record<string, () => Promise<void>> = {
+const commands: Record<AdminCommand, () => Promise<void>> = {
   'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
   'accounts list': () => call('GET', `/accounts${query(rest.length ? { q: rest.join(' ') } : {})}`),
   'accounts show': () => call('GET', `/accounts/${id(rest[0])}`),
@@ -181,11 +182,9 @@ const commands: Record<string, () => Promise<void>> = {
   schedule: () => call('GET', '/schedule'),
 };
 
-const name = Object.hasOwn(commands, `${first} ${second}`)
-  ? `${first} ${second}`
-  : first === 'usage' || first === 'schedule'
-    ? first
-    : undefined;
+const isCommand = (value: string): value is AdminCommand => (ADMIN_COMMANDS as readonly string[]).includes(value);
+// two words (`accounts create`) or one (`usage`, `schedule`)
+const name = [`${first} ${second}`, `${first}`].find(isCommand);
 const command = name ? commands[name] : undefined;
 if (!command) {
   console.error(usage);

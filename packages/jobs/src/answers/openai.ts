@@ -3,7 +3,7 @@ import { z } from 'zod';
 const filter = z.object({ filtered: z.boolean(), severity: z.string() });
 const contentFilter = z.object({ hate: filter, self_harm: filter, sexual: filter, violence: filter });
 
-/** The answer of POST /v1/images/generations (README says how each field is derived). */
+/** The answer of POST /v1/images/generations (docs/api.md says how each field is derived). */
 export const imagesResponseSchema = z.object({
   created: z.number().int().describe('Unix seconds, as the upstream reported'),
   data: z.array(
