@@ -48,6 +48,15 @@ describe('encodeSpeech', () => {
     expect(bytes.subarray(44).equals(clip)).toBe(true);
   });
 
+  it('encodes run side by side without sharing state', async () => {
+    const results = await Promise.all(formats.map((format, i) => encodeSpeech(clip, { format, speed: 1 + i * 0.25 })));
+    for (const [i, result] of results.entries()) {
+      const format = formats[i]!;
+      const decoded = await decode(result.bytes, format === 'pcm');
+      near(secondsOf(decoded), 3 / (1 + i * 0.25));
+    }
+  });
+
   it('pcm at speed 1 is the input unchanged', async () => {
     const { bytes } = await encodeSpeech(clip, { format: 'pcm' });
     expect(bytes.equals(clip)).toBe(true);
