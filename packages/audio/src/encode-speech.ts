@@ -32,7 +32,7 @@ const millisecondsOf = (samples: number, sampleRate: number) => Math.round((samp
 
 /**
  * Mono signed 16-bit little-endian PCM (Gemini's TTS output) encoded whole in `format`, at
- * `speed` (tempo, not pitch). Throws AudioInputError, before any work, for options out of range
+ * `speed` (tempo, not pitch). Rejects with AudioInputError, before any work, for options out of range
  * or unusable audio. The file is complete: headers a stream cannot fill in (FLAC's sample count,
  * WAV's sizes, MP3's Xing frame) are filled in here.
  */

@@ -9,7 +9,8 @@ type NodeAv = typeof NodeAvModule;
 let nodeAv: Promise<NodeAv> | undefined;
 
 /**
- * node-av maps a ~170 MB FFmpeg library: the first encode loads it, not the relay's start.
+ * node-av maps a ~170 MB FFmpeg library: the first encode loads it (or preloadSpeechEncoder),
+ * not every process that imports this package.
  * FFmpeg's own log (per-encode statistics, a stream's "unable to rewrite header") would go to
  * stderr line by line; errors still do, and every failure also rejects the encode.
  */
@@ -69,9 +70,11 @@ function tailPadding(av: NodeAv, encoder: Encoder, spec: FormatSpec, rate: numbe
 /**
  * Mono 16-bit PCM through FFmpeg: atempo (speed), aformat (the encoder's sample format and rate),
  * the encoder, the muxer writing into `sink`. After each input frame it yields what the muxer
- * wrote since the last yield (nothing for a seekable sink, which keeps its file). Every FFmpeg call is node-av's async form, run on libuv's thread
- * pool; the event loop only sees the hand-offs. Returning early (the consumer stopped) still
- * frees the filter graph, the encoder and the muxer.
+ * wrote since the last yield (nothing for a seekable sink, which keeps its file). Every FFmpeg
+ * call is node-av's async form: the codec work runs on libuv's thread pool, node-av's bookkeeping
+ * around each call on the main thread (a third to two thirds of the CPU, in slices of a few ms:
+ * bench:audio). Returning early (the consumer stopped) still frees the filter graph, the encoder
+ * and the muxer.
  */
 export async function* runPipeline(
   pcm: Buffer,
