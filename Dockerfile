@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # One image for the api, the worker and the simulator; the command picks which:
 #   node dist/api.mjs | node dist/worker.mjs | node dist/simulator.mjs | node dist/admin.mjs ... | node dist/batch.mjs ...
-ARG NODE_IMAGE=node:26-alpine
+# Debian slim, not Alpine: the speech encoder (node-av's prebuilt FFmpeg, @relay/audio) is linked
+# against glibc and has no musl build.
+ARG NODE_IMAGE=node:26-slim
 
 # Every workspace manifest, so npm ci sees the whole workspace the lockfile describes.
 FROM ${NODE_IMAGE} AS manifests
@@ -19,6 +21,7 @@ COPY packages/billing/package.json packages/billing/
 COPY packages/scheduler/package.json packages/scheduler/
 COPY packages/batch/package.json packages/batch/
 COPY packages/channels/package.json packages/channels/
+COPY packages/audio/package.json packages/audio/
 COPY packages/testkit/package.json packages/testkit/
 COPY tests/clients/package.json tests/clients/
 COPY tests/e2e/package.json tests/e2e/
@@ -28,14 +31,14 @@ COPY bench/package.json bench/
 
 # Runtime dependencies only. bull-board's valibot names typescript as a peer: nothing needs it to run.
 FROM manifests AS runtime-deps
-RUN npm ci --omit=dev --omit=peer --no-audit --no-fund \
+RUN SKIP_FFMPEG=true npm ci --omit=dev --omit=peer --no-audit --no-fund \
  && rm -rf node_modules/typescript node_modules/@typescript \
  && npm cache clean --force
 
 # The bundles: workspace code inlined from its TypeScript sources by esbuild; the console's
 # static files into dist/console (served by the api under /console).
 FROM manifests AS build
-RUN npm ci --no-audit --no-fund
+RUN SKIP_FFMPEG=true npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
