@@ -7,7 +7,12 @@ export type ScriptHost = Redis | Cluster;
 type Value = string | number;
 type Named<Names extends readonly string[]> = { readonly [N in Names[number]]: Value };
 
-export interface LuaCommandSpec<Keys extends readonly string[], Args extends readonly string[], Reply extends z.ZodType, Rest extends boolean> {
+export interface LuaCommandSpec<
+  Keys extends readonly string[],
+  Args extends readonly string[],
+  Reply extends z.ZodType,
+  Rest extends boolean,
+> {
   /** Unique in the relay: the command ioredis defines on each connection. */
   name: string;
   /** The script's source: a `.lua` file imported as text. */
@@ -57,7 +62,12 @@ export function luaCommand<
   return async (redis, keys, args, ...rest) => {
     if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua: spec.lua, numberOfKeys: spec.keys.length });
     const run = (redis as unknown as Record<string, Runner>)[command]!;
-    const raw = await run.call(redis, ...spec.keys.map((k: Keys[number]) => keys[k]), ...spec.args.map((a: Args[number]) => args[a]), ...rest);
+    const raw = await run.call(
+      redis,
+      ...spec.keys.map((k: Keys[number]) => keys[k]),
+      ...spec.args.map((a: Args[number]) => args[a]),
+      ...rest,
+    );
     const parsed = spec.reply.safeParse(raw);
     if (!parsed.success) throw new Error(`script ${spec.name} answered ${JSON.stringify(raw)}: ${z.prettifyError(parsed.error)}`);
     return parsed.data;

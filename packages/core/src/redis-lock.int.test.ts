@@ -64,13 +64,17 @@ test('withLock keeps extending the lock while the work runs', async () => {
   // a 3 s TTL is extended every second: the work ends once the key's own TTL was seen going up
   await withLock(redis, key, 3_000, async () => {
     let lowest = Infinity;
-    await waitFor(async () => {
-      const ttl = await redis.pttl(key);
-      if (ttl <= 0) throw new Error('the lock was lost');
-      if (ttl > lowest) return true;
-      lowest = ttl;
-      return false;
-    }, 30_000, 'an extension of the lock');
+    await waitFor(
+      async () => {
+        const ttl = await redis.pttl(key);
+        if (ttl <= 0) throw new Error('the lock was lost');
+        if (ttl > lowest) return true;
+        lowest = ttl;
+        return false;
+      },
+      30_000,
+      'an extension of the lock',
+    );
     expect(await redis.get(key)).not.toBeNull();
   });
 });
