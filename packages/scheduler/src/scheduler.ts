@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import {
   admitScript,
   cancelScript,
-  dispatchedSchema,
+  type dispatchedSchema,
   dispatchScript,
   enqueueScript,
   finishScript,
