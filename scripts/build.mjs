@@ -29,6 +29,8 @@ await build({
   format: 'esm',
   target: 'node20',
   conditions: ['relay-source'],
+  // the Redis scripts (.lua files beside the code that runs them) are inlined as text
+  loader: { '.lua': 'text' },
   plugins: [externals(declared, process.cwd(), bundled)],
   // CommonJS code bundled into these ES modules may require Node's builtins
   banner: { js: "import { createRequire as __relayRequire } from 'node:module'; const require = __relayRequire(import.meta.url);" },

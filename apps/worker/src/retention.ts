@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, DeleteObjectsCommand, ListObjectsCommand } from '@aws-sdk/client-s3';
 import type { Redis } from 'ioredis';
-import { every, type BlobStore, type Logger } from '@relay/core';
+import { acquireLock, every, type BlobStore, type Logger } from '@relay/core';
 
 export interface RetentionSettings {
   /** Results (`files/`) older than this are deleted; 0 keeps them for ever. */
@@ -76,8 +76,9 @@ export function startRetention(
   if (!rules.length) return { stop: () => {}, sweep: async () => {} };
 
   const sweep = async (now = Date.now()) => {
-    // the lock lapses by itself a little before the next round, so a dead sweeper blocks nothing
-    if ((await redis.set(lockKey, String(process.pid), 'PX', Math.max(1_000, settings.everyMs - 1_000), 'NX')) !== 'OK') return;
+    // one sweep per round: the lock is never released, it lapses by itself a little before the
+    // next round (so a dead sweeper blocks nothing)
+    if (!(await acquireLock(redis, lockKey, Math.max(1_000, settings.everyMs - 1_000)))) return;
     for (const rule of rules) {
       const n = await sweepPrefix(store, rule.prefix, new Date(now - rule.days * DAY_MS));
       if (n) {

@@ -1,6 +1,7 @@
-import { AppError, evalScript, getObject } from '@relay/core';
+import { AppError, getObject } from '@relay/core';
 import { jobOptions } from '@relay/jobs';
 import { PARKED_MS } from '@relay/scheduler';
+import { feedLineScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import { batchEndpoint, type BatchEndpoint } from './endpoints.js';
 import { inputCopyKey, lineJobId } from './keys.js';
@@ -10,7 +11,6 @@ import { lineShape } from './limits.js';
 import { parseLine, type ParsedLine } from './parse-line.js';
 import type { BatchRecord } from './records.js';
 import { recordLine } from './record-line.js';
-import { FEED_LINE } from './scripts.js';
 
 /** Lines fed per step at most: a step stays short, the lock is held briefly. */
 const LINES_PER_STEP = 100;
@@ -100,8 +100,12 @@ export async function feed(ctx: BatchContext, b: BatchRecord): Promise<number> {
       next = { line: line.no + 1, offset: line.end };
       const parsed = parseLine(line, endpoint, shape);
       if (parsed.kind === 'blank') continue;
-      if (Number(await evalScript(ctx.redis, FEED_LINE, 3, k.done(b.id), k.inflight(b.id), k.offsets(b.id), line.no, line.offset)) === 0)
-        continue;
+      const fresh = await feedLineScript(
+        ctx.redis,
+        { done: k.done(b.id), inflight: k.inflight(b.id), offsets: k.offsets(b.id) },
+        { line: line.no, offset: line.offset },
+      );
+      if (!fresh) continue;
       fed += 1;
       await feedLine(ctx, b, endpoint, line.no, parsed);
     }

@@ -1,4 +1,5 @@
-import { deleteObject, evalScript, getObject } from '@relay/core';
+import { deleteObject, getObject } from '@relay/core';
+import { endScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import { batchEndpoint } from './endpoints.js';
 import { jsonlWriter, objectLines } from './file-writer.js';
@@ -7,7 +8,6 @@ import { inputCopyKey, invalidLinesKey, lineJobId, partKey, resultFileId } from 
 import { isBlank, readLines } from './line-reader.js';
 import { notRun, type Ending } from './output-lines.js';
 import type { BatchRecord } from './records.js';
-import { END } from './scripts.js';
 
 const bitIsSet = (bits: Buffer | null, n: number) => bits !== null && n >> 3 < bits.length && (bits[n >> 3]! & (0x80 >> (n & 7))) !== 0;
 
@@ -80,7 +80,11 @@ export async function finish(ctx: BatchContext, b: BatchRecord, ending: 'complet
     errorFileId: written.error.lines ? ids.error : null,
   } as const;
   await ctx.announce(final, `batch.${status}`);
-  await evalScript(ctx.redis, END, 2, k.batch(b.id), k.active, status, now(), final.outputFileId ?? '', final.errorFileId ?? '');
+  await endScript(
+    ctx.redis,
+    { batch: k.batch(b.id), active: k.active },
+    { status, now: now(), outputFileId: final.outputFileId ?? '', errorFileId: final.errorFileId ?? '' },
+  );
   ctx.log.info({ batchId: b.id, status, output: written.output.lines, errors: written.error.lines }, 'batch ended');
 
   const objects = [inputCopyKey(b.id), invalidLinesKey(b.id), ...Array.from({ length: b.parts }, (_, part) => partKey(b.id, part))];

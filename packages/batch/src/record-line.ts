@@ -1,10 +1,9 @@
-import { evalScript } from '@relay/core';
 import { billingKeys } from '@relay/billing';
+import { recordScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import type { OutputLine } from './schema.js';
 import type { RecordKind } from './output-lines.js';
 import type { BatchRecord } from './records.js';
-import { RECORD } from './scripts.js';
 
 /**
  * A line's outcome, kept once whoever reports it (the worker that ran it, a reconciliation, the
@@ -21,21 +20,16 @@ export async function recordLine(
 ): Promise<boolean> {
   const k = ctx.records.keys;
   const id = batch.id;
-  const reply = await evalScript(
+  return recordScript(
     ctx.redis,
-    RECORD,
-    6,
-    k.batch(id),
-    k.done(id),
-    k.inflight(id),
-    k.offsets(id),
-    k.records(id),
-    billingKeys(ctx.prefix).reservation(jobId),
-    line,
-    kind,
-    JSON.stringify(output),
-    delivered.images ?? 0,
-    delivered.audioMs ?? 0,
+    {
+      batch: k.batch(id),
+      done: k.done(id),
+      inflight: k.inflight(id),
+      offsets: k.offsets(id),
+      records: k.records(id),
+      reservation: billingKeys(ctx.prefix).reservation(jobId),
+    },
+    { line, kind, output: JSON.stringify(output), images: delivered.images ?? 0, audioMs: delivered.audioMs ?? 0 },
   );
-  return Number(reply) === 1;
 }

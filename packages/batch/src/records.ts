@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { evalScript } from '@relay/core';
 import { BATCH_ID, type BatchError, type BatchList, type BatchObject, type BatchStatus } from './schema.js';
 import { billingKeys } from '@relay/billing';
+import { cancelScript } from './commands.js';
 import { batchKeys } from './keys.js';
-import { CANCEL } from './scripts.js';
 
 /** A batch as Redis holds it: the object's fields and what the workers keep of its progress. */
 export interface BatchRecord {
@@ -208,11 +207,11 @@ export function createBatchRecords(redis: Redis, prefix: string) {
       return { batches, nextCursor: ids.length > query.limit ? String(query.offset + query.limit) : null };
     },
 
-    /** Asks the batch to stop; the status it has afterwards (`cancelling` unless it had ended). */
-    async cancel(id: string): Promise<BatchStatus> {
-      const status = String(await evalScript(redis, CANCEL, 1, keys.batch(id), Math.floor(Date.now() / 1000)));
+    /** Asks the batch to stop; the status it has afterwards (`cancelling` unless it had ended; undefined: no such batch). */
+    async cancel(id: string): Promise<BatchStatus | undefined> {
+      const status = await cancelScript(redis, { batch: keys.batch(id) }, { now: Math.floor(Date.now() / 1000) });
       if (status === 'cancelling') await redis.zadd(keys.active, Date.now(), id);
-      return status as BatchStatus;
+      return status;
     },
 
     /** Batch ids workers have something to do for, oldest first. */

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { AppError, every, evalScript, putObject } from '@relay/core';
+import { AppError, every, putObject, withLock } from '@relay/core';
+import { flushedScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import { feed } from './feed.js';
 import { finish } from './finish.js';
@@ -7,15 +7,11 @@ import { PART_LINES, partKey } from './keys.js';
 import type { Ending } from './output-lines.js';
 import type { BatchRecord } from './records.js';
 import { reconcile, windDown } from './reconcile.js';
-import { FLUSHED } from './scripts.js';
 
 const TICK_MS = 500;
 const RECONCILE_EVERY_MS = 5_000;
 /** A batch still `validating` this long after it was made lost its api mid-way: it fails. */
 const VALIDATION_GRACE_MS = 10 * 60_000;
-
-const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 /** Finished lines beyond a part's worth are written to the store: Redis keeps at most about one part per batch. */
 async function flush(ctx: BatchContext, b: BatchRecord) {
@@ -24,7 +20,7 @@ async function flush(ctx: BatchContext, b: BatchRecord) {
     const records = await ctx.redis.lrange(k.records(b.id), 0, PART_LINES - 1);
     const text = `${records.join('\n')}\n`;
     await putObject(ctx.store, partKey(b.id, part), Buffer.from(text), { contentType: 'application/jsonl' });
-    if (Number(await evalScript(ctx.redis, FLUSHED, 2, k.batch(b.id), k.records(b.id), records.length, part)) === 0) return;
+    if (!(await flushedScript(ctx.redis, { batch: k.batch(b.id), records: k.records(b.id) }, { count: records.length, part }))) return;
   }
 }
 
@@ -39,7 +35,6 @@ const endingOf = (b: BatchRecord): Ending | undefined =>
  */
 export function startBatchRunner(ctx: BatchContext) {
   const k = ctx.records.keys;
-  const token = randomBytes(8).toString('hex');
   const working = new Set<string>();
   const again = new Set<string>();
   const reconciled = new Map<string, number>();
@@ -99,19 +94,12 @@ export function startBatchRunner(ctx: BatchContext) {
     try {
       do {
         again.delete(id);
-        if ((await ctx.redis.set(k.lock(id), token, 'PX', ctx.lockMs, 'NX')) !== 'OK') return;
-        const renew = setInterval(
-          () => void evalScript(ctx.redis, RENEW, 1, k.lock(id), token, ctx.lockMs).catch(() => undefined),
-          ctx.lockMs / 3,
-        );
-        try {
+        const { held } = await withLock(ctx.redis, k.lock(id), ctx.lockMs, async () => {
           const b = await ctx.records.read(id);
           if (b) await advance(b);
           else await ctx.redis.zrem(k.active, id);
-        } finally {
-          clearInterval(renew);
-          await evalScript(ctx.redis, UNLOCK, 1, k.lock(id), token).catch(() => undefined);
-        }
+        });
+        if (!held) return;
       } while (again.has(id));
     } catch (error) {
       const level = error instanceof AppError && error.retryable ? 'warn' : 'error';

@@ -1,8 +1,18 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { AppError, evalScript } from '@relay/core';
+import { AppError } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
-import { BEGIN, CARVE, CLOSE, CREDIT, OPEN_LONGER_THAN, RESERVE } from './scripts.js';
+import {
+  beginScript,
+  carveScript,
+  closeScript,
+  creditScript,
+  openLongerThanScript,
+  reserveScript,
+  type ReservationState,
+} from './commands.js';
+
+export { reservationStateSchema, type ReservationState } from './commands.js';
 
 export interface Reservation {
   accountId: string;
@@ -26,8 +36,6 @@ export const balanceSchema = z.object({
   spent: z.number().int(),
 });
 export type Balance = z.output<typeof balanceSchema>;
-
-export type ReservationState = 'reserved' | 'started' | 'settled' | 'released';
 
 export interface Billing {
   /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */
@@ -72,8 +80,6 @@ export const billingKeys = (prefix: string) => ({
   open: `${prefix}:reservations:open`,
 });
 
-const asNumbers = (reply: unknown) => (reply as Array<number | string>).map(Number);
-
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
   const usage = usageKeys(prefix);
@@ -87,49 +93,43 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   ) => {
     const now = Date.now();
     const [day, month] = [utcDay(now), utcMonth(now)];
-    const [status = -1, , , charged = 0] = asNumbers(
-      await evalScript(
-        redis,
-        CLOSE,
-        7,
-        keys.reservation(jobId),
-        keys.account(accountId),
-        keys.ledger(accountId),
-        keys.open,
-        usage.day(day, accountId),
-        usage.day(day, ALL_ACCOUNTS),
-        usage.month(month),
+    return closeScript(
+      redis,
+      {
+        reservation: keys.reservation(jobId),
+        account: keys.account(accountId),
+        ledger: keys.ledger(accountId),
+        open: keys.open,
+        accountDay: usage.day(day, accountId),
+        relayDay: usage.day(day, ALL_ACCOUNTS),
+        month: usage.month(month),
+      },
+      {
         type,
         charge,
         units,
-        CLOSED_RETENTION_SECONDS,
-        unitCount(units),
-        AGGREGATE_RETENTION_DAYS * 86_400,
+        retentionSeconds: CLOSED_RETENTION_SECONDS,
+        unitCount: unitCount(units),
+        aggregateRetentionSeconds: AGGREGATE_RETENTION_DAYS * 86_400,
         channel,
-      ),
+      },
     );
-    return { applied: status === 1, charged, missing: status === -1 };
   };
 
   const reserve = async (r: Reservation, tracked: boolean) => {
-    const [status, balance = 0, reserved = 0] = asNumbers(
-      await evalScript(
-        redis,
-        RESERVE,
-        4,
-        keys.account(r.accountId),
-        keys.reservation(r.jobId),
-        keys.ledger(r.accountId),
-        keys.open,
-        r.amount,
-        r.accountId,
-        r.keyId,
-        r.jobId,
-        r.model,
-        r.units,
-        r.user ?? '',
-        tracked ? '1' : '0',
-      ),
+    const { status, balance, reserved } = await reserveScript(
+      redis,
+      { account: keys.account(r.accountId), reservation: keys.reservation(r.jobId), ledger: keys.ledger(r.accountId), open: keys.open },
+      {
+        amount: r.amount,
+        accountId: r.accountId,
+        keyId: r.keyId,
+        jobId: r.jobId,
+        model: r.model,
+        units: r.units,
+        user: r.user ?? '',
+        tracked: tracked ? '1' : '0',
+      },
     );
     if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
     if (status === 0) {
@@ -144,27 +144,18 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   return {
     reserve: (r) => reserve(r, true),
     hold: (r) => reserve(r, false),
-    async carve(holdId, r) {
-      const [status, state] = (await evalScript(
+    carve: (holdId, r) =>
+      carveScript(
         redis,
-        CARVE,
-        5,
-        keys.reservation(holdId),
-        keys.reservation(r.jobId),
-        keys.account(r.accountId),
-        keys.ledger(r.accountId),
-        keys.open,
-        r.amount,
-        r.accountId,
-        r.keyId,
-        r.jobId,
-        r.model,
-        r.units,
-        r.user ?? '',
-      )) as [number, string];
-      if (Number(status) === 0) return { outcome: 'short' };
-      return { outcome: Number(status) === 1 ? 'made' : 'exists', state: state as ReservationState };
-    },
+        {
+          hold: keys.reservation(holdId),
+          line: keys.reservation(r.jobId),
+          account: keys.account(r.accountId),
+          ledger: keys.ledger(r.accountId),
+          open: keys.open,
+        },
+        { amount: r.amount, accountId: r.accountId, keyId: r.keyId, jobId: r.jobId, model: r.model, units: r.units, user: r.user ?? '' },
+      ),
     async settle(accountId, jobId, charge, units, channel) {
       const { applied, charged } = await close('settle', accountId, jobId, Math.max(0, Math.round(charge)), units, channel);
       return { applied, charged };
@@ -181,19 +172,17 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       const { applied } = await close('cancel', accountId, jobId, 0, '');
       return { applied };
     },
-    async begin(jobId) {
-      return Number(await evalScript(redis, BEGIN, 1, keys.reservation(jobId))) === 1;
-    },
-    async openLongerThan(olderThanMs, limit) {
-      return (await evalScript(redis, OPEN_LONGER_THAN, 1, keys.open, olderThanMs, limit)) as string[];
-    },
+    begin: (jobId) => beginScript(redis, { reservation: keys.reservation(jobId) }, {}),
+    openLongerThan: (olderThanMs, limit) => openLongerThanScript(redis, { open: keys.open }, { ageMs: olderThanMs, limit }),
     async reservationState(jobId) {
       const state = await redis.hget(keys.reservation(jobId), 'state');
       return (state ?? undefined) as ReservationState | undefined;
     },
     async credit(accountId, amount, note = '') {
-      const [status, balance = 0] = asNumbers(
-        await evalScript(redis, CREDIT, 2, keys.account(accountId), keys.ledger(accountId), amount, accountId, note),
+      const { status, balance } = await creditScript(
+        redis,
+        { account: keys.account(accountId), ledger: keys.ledger(accountId) },
+        { amount, accountId, note },
       );
       if (status === -1) throw new AppError('not_found', `no account ${accountId}`);
       if (status === 0)

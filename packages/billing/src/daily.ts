@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
 /**
- * Usage aggregates, written by the settlement script itself (scripts.ts CLOSE), so a chart is a
+ * Usage aggregates, written by the settlement script itself (lua/close.lua), so a chart is a
  * handful of hash reads instead of a ledger scan:
  *   {p}:usage:day:{YYYY-MM-DD}:{accountId|*}   hash  charged:{model}, units:{model}, jobs:{model}
  *   {p}:usage:month:{YYYY-MM}                  hash  {accountId} -> charged

@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
-import { evalScript } from '@relay/core';
 import { startRedis, uniqueName } from '@relay/testkit';
-import { PICK } from './scripts.js';
+import { pickScript } from './commands.js';
 import { ChannelsCooling, createChannelRouter, type Candidate, type ChannelRouter, type Verdict } from './router.js';
 import { createChannelStore } from './store.js';
 import { readHealth } from './view.js';
@@ -263,7 +262,15 @@ test('a lease whose worker died lapses: its capacity comes back', async () => {
   const short = createChannelRouter({ redis, subscriber: shortSubscriber, prefix, leaseMs: 300, breaker, shortWaitMs: 100 });
   const candidates = [channel('a', { sets: [own('a', 1)] })];
   // a worker took the only lease and died: nobody renews it, nobody gives it back
-  await evalScript(redis, PICK, 1, `${prefix}:channels:version`, prefix, 300, 'dead-worker', 0, 0, 1, 'a', 0, 1, 'ch:a,1,0');
+  await pickScript(
+    redis,
+    { version: `${prefix}:channels:version` },
+    { prefix, leaseMs: 300, token: 'dead-worker', random1: 0, random2: 0, candidates: 1 },
+    'a',
+    0,
+    1,
+    'ch:a,1,0',
+  );
   const started = Date.now();
   const { value } = await short.call(candidates, async () => 'after the lapse', judge);
   expect(value).toBe('after the lapse');

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { evalScript } from '@relay/core';
+import { pickScript, releaseScript, renewScript } from './commands.js';
 import { channelKeys, type LimitSet } from './keys.js';
-import { PICK, RELEASE, RENEW } from './scripts.js';
 
 /** A channel a call may go to, with the capacity it takes (its own limit set first). */
 export interface Candidate {
@@ -66,8 +65,8 @@ export class ChannelsCooling extends Error {
 const POLL_MS = 200;
 
 /**
- * Sends one upstream call through the channels that can take it: the best usable one (scripts.ts:
- * PICK) gets it, and when that channel fails it in a way that is the channel's fault, the next
+ * Sends one upstream call through the channels that can take it: the best usable one (lua/pick.lua)
+ * gets it, and when that channel fails it in a way that is the channel's fault, the next
  * one gets it at once, each channel at most once per `call`. When every channel is full the call
  * waits for a freed lease; when every one is cooling it waits if the wait is short, else throws
  * ChannelsCooling so the job can wait without holding a worker.
@@ -104,51 +103,46 @@ export function createChannelRouter(settings: RouterSettings) {
       c.weight,
       c.sets.map((s) => `${s.name},${s.maxConcurrent},${s.maxPerMinute}`).join('|'),
     ]);
-    const [id, second] = (await evalScript(
+    const picked = await pickScript(
       settings.redis,
-      PICK,
-      1,
-      keys.version,
-      settings.prefix,
-      settings.leaseMs,
-      token,
-      random(),
-      random(),
-      candidates.length,
+      { version: keys.version },
+      { prefix: settings.prefix, leaseMs: settings.leaseMs, token, random1: random(), random2: random(), candidates: candidates.length },
       ...args,
-    )) as [string, number];
-    return id ? { id } : { wait: Number(second) };
+    );
+    return 'id' in picked ? { id: picked.id } : picked;
   }
 
   const release = (candidate: Candidate, token: string, verdict: Verdict, ms: number) =>
-    evalScript(
+    releaseScript(
       settings.redis,
-      RELEASE,
-      1,
-      keys.version,
-      settings.prefix,
-      candidate.id,
-      token,
-      candidate.sets.map((s) => s.name).join('|'),
-      verdict.outcome,
-      Math.round(ms),
-      Math.round(verdict.delayMs ?? breaker.cooldownMs),
-      breaker.windowMs,
-      breaker.minCalls,
-      breaker.failureShare,
-      breaker.cooldownMs,
-      verdict.reason ?? '',
-      breaker.consecutive,
-    ).then(String);
+      { version: keys.version },
+      {
+        prefix: settings.prefix,
+        id: candidate.id,
+        token,
+        sets: candidate.sets.map((s) => s.name).join('|'),
+        outcome: verdict.outcome,
+        latencyMs: Math.round(ms),
+        delayMs: Math.round(verdict.delayMs ?? breaker.cooldownMs),
+        windowMs: breaker.windowMs,
+        minCalls: breaker.minCalls,
+        failureShare: breaker.failureShare,
+        cooldownMs: breaker.cooldownMs,
+        reason: verdict.reason ?? '',
+        consecutive: breaker.consecutive,
+      },
+    );
 
   /** One call on the picked channel, its leases kept while it runs; the verdict and the value or error. */
   async function attempt<T>(candidate: Candidate, token: string, run: (channel: string) => Promise<T>, judge: (error: unknown) => Verdict) {
     const names = candidate.sets.map((s) => s.name).join('|');
     const renew = setInterval(
       () =>
-        void evalScript(settings.redis, RENEW, 1, keys.version, settings.prefix, token, settings.leaseMs, names, candidate.id).catch(
-          () => undefined,
-        ),
+        void renewScript(
+          settings.redis,
+          { version: keys.version },
+          { prefix: settings.prefix, token, leaseMs: settings.leaseMs, sets: names, id: candidate.id },
+        ).catch(() => undefined),
       settings.leaseMs / 3,
     );
     const started = performance.now();

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { AppError, evalScript } from '@relay/core';
+import { AppError } from '@relay/core';
+import { createScript, patchScript, removeScript, seedScript } from './commands.js';
 import { channelKeys } from './keys.js';
 import { fromHash, toHash, type ChannelRecord } from './record.js';
-import { CREATE, PATCH, REMOVE, SEED } from './store-scripts.js';
 
 const pairs = (hash: Record<string, string>) => Object.entries(hash).flat();
 
@@ -42,8 +42,13 @@ export function createChannelStore(redis: Redis, prefix: string) {
     async create(record: Omit<ChannelRecord, 'createdAt' | 'updatedAt' | 'disabled' | 'disabledReason' | 'source'>) {
       const now = Date.now();
       const hash = toHash({ ...record, source: 'admin', disabled: false, disabledReason: null, createdAt: now, updatedAt: now });
-      const made = await evalScript(redis, CREATE, 3, keys.channel(record.id), keys.all, keys.version, record.id, ...pairs(hash));
-      if (Number(made) !== 1)
+      const made = await createScript(
+        redis,
+        { channel: keys.channel(record.id), all: keys.all, version: keys.version },
+        { id: record.id },
+        ...pairs(hash),
+      );
+      if (!made)
         throw new AppError('conflict', `a channel ${record.id} exists already: PATCH it, or DELETE it first`, {
           param: 'id',
           retryable: false,
@@ -53,12 +58,14 @@ export function createChannelStore(redis: Redis, prefix: string) {
     /** Changes fields of a channel; false when there is none. */
     async patch(id: string, fields: Partial<ChannelRecord>) {
       const hash = toHash({ ...fields, updatedAt: Date.now() });
-      return Number(await evalScript(redis, PATCH, 2, keys.channel(id), keys.version, ...pairs(hash))) === 1;
+      return patchScript(redis, { channel: keys.channel(id), version: keys.version }, {}, ...pairs(hash));
     },
 
     async remove(id: string) {
-      return (
-        Number(await evalScript(redis, REMOVE, 5, keys.channel(id), keys.health(id), keys.window(id), keys.all, keys.version, id)) === 1
+      return removeScript(
+        redis,
+        { channel: keys.channel(id), health: keys.health(id), window: keys.window(id), all: keys.all, version: keys.version },
+        { id },
       );
     },
 
@@ -90,15 +97,10 @@ export function createChannelStore(redis: Redis, prefix: string) {
           disabledReason: null,
           createdAt: Number(now),
         });
-        await evalScript(
+        await seedScript(
           redis,
-          SEED,
-          3,
-          keys.channel(c.id),
-          keys.all,
-          keys.version,
-          c.id,
-          Object.keys(configured).length,
+          { channel: keys.channel(c.id), all: keys.all, version: keys.version },
+          { id: c.id, configuredPairs: Object.keys(configured).length },
           ...pairs(configured),
           ...pairs(defaults),
         );

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LANES, type Lane } from '@relay/jobs';
-import { SNAPSHOT } from './snapshot-script.js';
-import { evalScript } from '@relay/core';
+import { snapshotScript } from './commands.js';
 
 export interface StartEstimate {
   /** Jobs that will start before this one, as the schedule stands. */
@@ -32,24 +31,12 @@ export async function estimateStart(
   accountId: string,
   jobId?: string,
 ): Promise<StartEstimate> {
-  const reply = (await evalScript(redis, SNAPSHOT, 1, `${keys.S}:jobs`, keys.S, keys.A, LANES.join(' '), lane, accountId, jobId ?? '')) as [
-    number,
-    number,
-    string,
-    string[],
-    number,
-    number,
-    number,
-    number,
-    number,
-    string,
-    number,
-    number,
-  ];
-  const [waiting, higherCost, ownText, others, done, spanMs, finished, higherCount, rank, weightText, inFlight, heldMs] = reply;
+  const { waiting, higherCost, own, others, done, spanMs, finished, higherCount, rank, weight, inFlight, heldMs } = await snapshotScript(
+    redis,
+    { jobs: `${keys.S}:jobs` },
+    { S: keys.S, A: keys.A, lanes: LANES.join(' '), lane, account: accountId, jobId: jobId ?? '' },
+  );
   if (rank < 0) return { position: 0, startsInMs: 0 };
-  const own = Number(ownText);
-  const weight = Number(weightText) || 1;
   let othersCost = 0;
   let othersCount = 0;
   for (let i = 0; i < others.length; i += 3) {

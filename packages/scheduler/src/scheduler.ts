@@ -3,8 +3,17 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
-import { ADMIT, CANCEL, DISPATCH, ENQUEUE, FINISH, HEARTBEAT, STATS } from './scripts.js';
-import { evalScript } from '@relay/core';
+import type { z } from 'zod';
+import {
+  admitScript,
+  cancelScript,
+  type dispatchedSchema,
+  dispatchScript,
+  enqueueScript,
+  finishScript,
+  heartbeatScript,
+  statsScript,
+} from './commands.js';
 
 /** Per account: jobs and cost units. */
 export type Tally = Map<string, { count: number; cost: number }>;
@@ -28,14 +37,8 @@ function tally(counts: string[], costs: string[]): Tally {
   return out;
 }
 
-/** One job handed to the workers, with how long it waited for its turn. */
-export interface Dispatched {
-  jobId: string;
-  lane: Lane;
-  accountId: string;
-  cost: number;
-  waitedMs: number;
-}
+/** One job handed to the workers (its lane, account and cost), with how long it waited for its turn. */
+export type Dispatched = z.output<typeof dispatchedSchema>;
 
 export interface SchedulerSettings {
   /** REDIS_PREFIX: every key lives under it (one hash tag on Redis Cluster). */
@@ -62,7 +65,7 @@ const PROMOTE_GIVE_UP_MS = 60_000;
 const ROOM_HINT_MS = 1_000;
 
 /**
- * The schedule of one queue (scripts.ts has the data layout). Accepted jobs are added to BullMQ
+ * The schedule of one queue (commands.ts has the data layout). Accepted jobs are added to BullMQ
  * parked (delayed far into the future) and enqueued here; `dispatch` picks the
  * next ones by lane and fair share and promotes them into BullMQ's execution queue, only while
  * that queue holds fewer than its window. Everything after promotion (workers, retries, 429
@@ -73,7 +76,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   const B = `${settings.bullPrefix}:${settings.queueName}`;
   const A = `${settings.prefix}:account:`;
   const lanes = LANES.join(' ');
-  const run = (script: string, ...args: Array<string | number>) => evalScript(redis, script, 1, `${S}:jobs`, S, ...args);
+  // every script's one declared key: a cluster client sends it to the schedule's slot
+  const at = { jobs: `${S}:jobs` };
 
   /**
    * Moves a picked job from parked to waiting. A job picked between its enqueue and its parked
@@ -104,17 +108,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   async function dispatchOnce() {
     for (;;) {
       again = false;
-      const flat = (await run(DISPATCH, A, settings.quantum, lanes, 200)) as Array<string | number>;
-      const picks: Dispatched[] = [];
-      for (let i = 0; i < flat.length; i += 5) {
-        picks.push({
-          jobId: String(flat[i]),
-          lane: flat[i + 1] as Lane,
-          accountId: String(flat[i + 2]),
-          cost: Number(flat[i + 3]),
-          waitedMs: Number(flat[i + 4]),
-        });
-      }
+      const picks = await dispatchScript(redis, at, { S, A, quantum: settings.quantum, lanes, maxPicks: 200 });
       await Promise.all(picks.map((p) => promote(p.jobId)));
       if (picks.length) settings.onDispatched?.(picks);
       if (!again) return;
@@ -136,7 +130,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
     /** Puts an accepted job in its account's line; run before the job's parked add (see submit). */
     async enqueue(jobId: string, lane: Lane, accountId: string, cost: number) {
-      return Number(await run(ENQUEUE, jobId, lane, accountId, Math.max(1, Math.round(cost)))) === 1;
+      return enqueueScript(redis, at, { S, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
     },
 
     /**
@@ -145,9 +139,9 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
      * `queued` when it waits for its turn (add it parked; a dispatch promotes it).
      */
     async admit(jobId: string, lane: Lane, accountId: string, cost: number): Promise<'started' | 'queued'> {
-      const reply = Number(await run(ADMIT, A, jobId, lane, accountId, Math.max(1, Math.round(cost))));
-      roomUntil = reply === 2 ? Date.now() + ROOM_HINT_MS : 0;
-      return reply === 2 ? 'started' : 'queued';
+      const admitted = await admitScript(redis, at, { S, A, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
+      roomUntil = admitted === 'started' ? Date.now() + ROOM_HINT_MS : 0;
+      return admitted;
     },
 
     /**
@@ -164,7 +158,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
     /** Takes a still-pending job out (its client left); false once it was dispatched. */
     async cancel(jobId: string) {
-      return Number(await run(CANCEL, jobId)) === 1;
+      return cancelScript(redis, at, { S, jobId });
     },
 
     /**
@@ -172,10 +166,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
      * account's share are free again (the second call for one job does nothing). `pending`: jobs
      * wait for the place, so a dispatch is worth running.
      */
-    async finished(jobId: string) {
-      const reply = Number(await run(FINISH, jobId));
-      return { freed: reply > 0, pending: reply === 2 };
-    },
+    finished: (jobId: string) => finishScript(redis, at, { S, jobId }),
 
     dispatch,
 
@@ -190,17 +181,15 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
     /** Pending per lane and account, dispatched per account (metrics, the admin API). */
     async stats(): Promise<ScheduleStats> {
-      const reply = (await run(STATS, lanes)) as Array<string[] | number>;
-      const pending = Object.fromEntries(
-        LANES.map((lane, i) => [lane, tally(reply[2 * i] as string[], reply[2 * i + 1] as string[])]),
-      ) as Record<Lane, Tally>;
+      const { hashes, dispatching } = await statsScript(redis, at, { S, lanes });
+      const pending = Object.fromEntries(LANES.map((lane, i) => [lane, tally(hashes[2 * i]!, hashes[2 * i + 1]!)])) as Record<Lane, Tally>;
       const base = 2 * LANES.length;
-      return { pending, running: tally(reply[base] as string[], reply[base + 1] as string[]), dispatching: Number(reply[base + 2]) };
+      return { pending, running: tally(hashes[base]!, hashes[base + 1]!), dispatching };
     },
 
     /** A worker process says it runs `concurrency` jobs of this queue at once, for `ttlMs`. */
     async heartbeat(workerId: string, concurrency: number, ttlMs: number, cap: number) {
-      await run(HEARTBEAT, workerId, concurrency, ttlMs, cap);
+      await heartbeatScript(redis, at, { S, workerId, concurrency, ttlMs, cap });
     },
 
     /**
@@ -216,12 +205,12 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
         const state = await queue.getJobState(jobId);
         if (state === 'delayed') await promote(jobId);
         else if (state !== 'unknown') await redis.zrem(`${S}:dispatching`, jobId);
-        else if (now - Number(stuck[i + 1]) > PROMOTE_GIVE_UP_MS) await run(FINISH, jobId);
+        else if (now - Number(stuck[i + 1]) > PROMOTE_GIVE_UP_MS) await finishScript(redis, at, { S, jobId });
       }
       for (const jobId of await redis.hkeys(`${S}:running`)) {
         const state = await queue.getJobState(jobId);
-        if (state === 'completed' || state === 'failed') await run(FINISH, jobId);
-        else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId))) await run(FINISH, jobId);
+        if (state === 'completed' || state === 'failed') await finishScript(redis, at, { S, jobId });
+        else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId))) await finishScript(redis, at, { S, jobId });
       }
     },
   };

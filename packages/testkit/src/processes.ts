@@ -3,6 +3,18 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
+/**
+ * Node's arguments to run a TypeScript entry point of the relay from source: tsx, the workspace
+ * packages' sources, and .lua files imported as text.
+ */
+export const SOURCE_NODE_ARGS = [
+  '--conditions=relay-source',
+  '--import',
+  'tsx',
+  '--import',
+  new URL('../../../scripts/lua-as-text.mjs', import.meta.url).href,
+];
+
 export type AppName = 'api' | 'worker' | 'simulator';
 
 export interface AppProcess {
@@ -25,7 +37,7 @@ export async function spawnApp(
   { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1', nodeArgs = [] as string[], bundle = false } = {},
 ): Promise<AppProcess> {
   // `bundle`: run the esbuild output (dist/, npm run build) as the Docker image does
-  const entry = bundle ? [`dist/${name}.mjs`] : ['--conditions=relay-source', '--import', 'tsx', `apps/${name}/src/main.ts`];
+  const entry = bundle ? [`dist/${name}.mjs`] : [...SOURCE_NODE_ARGS, `apps/${name}/src/main.ts`];
   const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: repoRoot,
     env: { ...process.env, ...env },

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort, repoRoot } from '@relay/testkit';
+import { freePort, repoRoot, SOURCE_NODE_ARGS } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -129,7 +129,7 @@ describe('admin API and CLI', () => {
   test('the CLI drives the same API', async () => {
     const run = (...args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+        const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args], {
           cwd: repoRoot,
           env: { ...process.env, ADMIN_URL: stack.url, ADMIN_TOKEN: stack.adminToken },
         });
@@ -162,7 +162,7 @@ describe('admin API and CLI', () => {
   test('the CLI takes negative amounts as they are, finds the relay npm start runs, and fails in one line', async () => {
     const run = (env: Record<string, string>, ...args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+        const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args], {
           cwd: repoRoot,
           env: { PATH: process.env.PATH ?? '', ...env },
         });

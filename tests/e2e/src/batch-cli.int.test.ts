@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { repoRoot, waitFor } from '@relay/testkit';
+import { repoRoot, waitFor, SOURCE_NODE_ARGS } from '@relay/testkit';
 import { imageDimensions } from '@relay/simulator';
 import { startStack, type Stack } from './stack.js';
 
@@ -23,7 +23,7 @@ interface Manifest {
 }
 
 function cli(key: string, args: string[]): { child: ChildProcess; exited: Promise<{ code: number | null; err: string }> } {
-  const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/cli/src/batch.ts', ...args], {
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/cli/src/batch.ts', ...args], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', RELAY_URL: stack.url, RELAY_API_KEY: key, RELAY_DATA_DIR: join(tmpdir(), 'no-such-relay-data') },
   });

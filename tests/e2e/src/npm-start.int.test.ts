@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, expect, test } from 'vitest';
-import { freePort, portAnswers, repoRoot, startRedis, waitFor } from '@relay/testkit';
+import { freePort, portAnswers, repoRoot, startRedis, waitFor, SOURCE_NODE_ARGS } from '@relay/testkit';
 
 /**
  * `npm start` (apps/embedded) as a newcomer runs it: every process it starts carries its data
@@ -34,7 +34,7 @@ async function launch(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'relay-start-'));
   const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort() };
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/embedded/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/embedded/src/main.ts'], {
     cwd: repoRoot,
     // a prefix of its own: the shared Redis may hold what earlier runs (or a developer's npm start) left
     env: {

@@ -29,6 +29,8 @@ export interface StackOptions {
   cluster?: boolean;
   /** More `host:port` entries the relay may reach on loopback (a test's webhook receiver). */
   allow?: string[];
+  /** The worker, and the apps `spawn` starts, run from the bundles in dist/ (npm run build), as the Docker image runs them. */
+  bundle?: boolean;
 }
 
 export interface Stack {
@@ -118,7 +120,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     JOB_BACKOFF_MS: '50',
     CHANNEL_SECRET: 'test channel secret',
   };
-  const worker = await spawnApp('worker', { ...env, ...options.worker });
+  const worker = await spawnApp('worker', { ...env, ...options.worker }, { bundle: options.bundle });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
   const api = await startApi(
     loadApiConfig({ ...env, PORT: '0', ADMIN_TOKEN: adminToken, WAIT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '0', ...options.api }),
@@ -201,7 +203,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
     },
     async spawn(app, more = {}) {
-      const child = await spawnApp(app, { ...env, ...(app === 'api' ? { PORT: '0', ADMIN_TOKEN: adminToken } : options.worker), ...more });
+      const child = await spawnApp(
+        app,
+        { ...env, ...(app === 'api' ? { PORT: '0', ADMIN_TOKEN: adminToken } : options.worker), ...more },
+        { bundle: options.bundle },
+      );
       extra.push(child);
       return child;
     },

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import OpenAI, { toFile } from 'openai';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { freePort, repoRoot, waitFor } from '@relay/testkit';
+import { freePort, repoRoot, waitFor, SOURCE_NODE_ARGS } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 /** Webhooks of async jobs, received by a real HTTP endpoint and verified with the Standard Webhooks library. */
@@ -39,7 +39,7 @@ afterAll(async () => {
 /** The admin CLI as a subprocess against this stack; its stdout. */
 const cli = (...args: string[]) =>
   new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=relay-source', '--import', 'tsx', 'apps/api/src/admin/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? '', ADMIN_URL: stack.url, ADMIN_TOKEN: stack.adminToken },
     });

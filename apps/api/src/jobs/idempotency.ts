@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { evalScript } from '@relay/core';
+import { z } from 'zod';
+import { luaCommand } from '@relay/core';
+import claimLua from './lua/claim.lua';
 
 export type Claim = { kind: 'fresh'; jobId: string } | { kind: 'existing'; jobId: string; claimedAt: number } | { kind: 'conflict' };
 
@@ -35,16 +37,18 @@ export function fingerprint(route: string, body: unknown): string {
   return hash.digest('hex');
 }
 
-const CLAIM = `
-local existing = redis.call('HMGET', KEYS[1], 'fingerprint', 'jobId', 'claimedAt')
-if existing[1] then
-  if existing[1] == ARGV[1] then return {'existing', existing[2], existing[3]} end
-  return {'conflict', '', ''}
-end
-redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'jobId', ARGV[2], 'claimedAt', ARGV[4])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return {'fresh', ARGV[2], ARGV[4]}
-`;
+const claimScript = luaCommand({
+  name: 'api.idempotency-claim',
+  lua: claimLua,
+  keys: ['record'],
+  args: ['fingerprint', 'jobId', 'ttlSeconds', 'now'],
+  reply: z.union([
+    z.tuple([z.literal('conflict'), z.literal(''), z.literal('')]).transform(([kind]): Claim => ({ kind })),
+    z
+      .tuple([z.literal(['fresh', 'existing']), z.string(), z.string()])
+      .transform(([kind, jobId, at]): Claim => (kind === 'existing' ? { kind, jobId, claimedAt: Number(at) } : { kind, jobId })),
+  ]),
+});
 
 /**
  * Idempotency-Key per account: the first request with a key names the job; a repeat with the
@@ -56,18 +60,7 @@ export function createIdempotency(redis: Redis, prefix: string, ttlSeconds: numb
     `${prefix}:idem:${accountId}:${createHash('sha256').update(idempotencyKey).digest('hex')}`;
   return {
     async claim(accountId: string, idempotencyKey: string, print: string, jobId: string): Promise<Claim> {
-      const [kind, id, at] = (await evalScript(
-        redis,
-        CLAIM,
-        1,
-        keyOf(accountId, idempotencyKey),
-        print,
-        jobId,
-        ttlSeconds,
-        Date.now(),
-      )) as string[];
-      if (kind === 'conflict') return { kind };
-      return kind === 'existing' ? { kind, jobId: id!, claimedAt: Number(at) } : { kind: 'fresh', jobId: id! };
+      return claimScript(redis, { record: keyOf(accountId, idempotencyKey) }, { fingerprint: print, jobId, ttlSeconds, now: Date.now() });
     },
     /** Drops the record if it still names `jobId` (the job never made it into the queue). */
     async forget(accountId: string, idempotencyKey: string, jobId: string) {

@@ -1,25 +1,20 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, evalScript } from '@relay/core';
+import { z } from 'zod';
+import { AppError, luaCommand } from '@relay/core';
+import gcraLua from './lua/gcra.lua';
 
 /**
- * Per-key request rate, as a GCRA token bucket in Redis: `limit` requests may come at once,
- * then one more every 60/limit seconds. Redis's own clock decides, so every api process
- * sharing the Redis shares the limit. Returns 0 when allowed, else the ms until a retry fits.
+ * Per-key request rate, as a GCRA token bucket in Redis (lua/gcra.lua): the ms until a retry fits,
+ * 0 when the request may go.
  */
-const GCRA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local interval = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local next_tat = tat + interval
-local allow_at = next_tat - interval * burst
-if allow_at > now then return math.ceil(allow_at - now) end
-redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now))
-return 0
-`;
+const gcraScript = luaCommand({
+  name: 'api.gcra',
+  lua: gcraLua,
+  keys: ['bucket'],
+  args: ['intervalMs', 'burst'],
+  reply: z.number().int().min(0),
+});
 
 export interface RateLimitBucket {
   /** What the bucket counts, in its key and its error message. */
@@ -37,7 +32,7 @@ export function rateLimit(redis: Redis, prefix: string, bucket: RateLimitBucket)
     const caller = res.locals.caller!;
     const limit = (caller.rateLimitPerMinute ?? bucket.defaultPerMinute) * bucket.multiplier;
     if (limit <= 0) return next();
-    const waitMs = Number(await evalScript(redis, GCRA, 1, keyOf(caller.keyId), 60_000 / limit, limit));
+    const waitMs = await gcraScript(redis, { bucket: keyOf(caller.keyId) }, { intervalMs: 60_000 / limit, burst: limit });
     if (waitMs > 0) {
       throw new AppError(
         'rate_limited',

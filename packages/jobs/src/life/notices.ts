@@ -1,5 +1,6 @@
-import { evalScript } from '@relay/core';
-import type { Redis } from 'ioredis';
+import { luaCommand, type ScriptHost } from '@relay/core';
+import { z } from 'zod';
+import notifyLua from './lua/notify.lua';
 
 /**
  * Notices of a job's end reach the api processes that wait for it, and no other: each api
@@ -24,33 +25,26 @@ export interface Notice {
 /** An inbox keeps at most about this many unread notices (its process reads them within milliseconds). */
 export const INBOX_MAX_LENGTH = 10_000;
 
-/**
- * To the creator's inbox and every inbox in the waiter set, each only if it still exists (an
- * inbox whose process died expires and is never made again by a notice); a final notice drops
- * the set. One round trip, whatever the number of waiters.
- */
-const NOTIFY = `
-local sent = {}
-local targets = redis.call('SMEMBERS', KEYS[1])
-if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
-for _, inbox in ipairs(targets) do
-  if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
-    sent[inbox] = true
-    redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
-  end
-end
-if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
-return 0
-`;
+const notify = luaCommand({
+  name: 'notify-waiters',
+  lua: notifyLua,
+  keys: ['waiters', 'inbox'],
+  args: ['type', 'jobId', 'data', 'final', 'maxLength'],
+  reply: z.number(),
+});
 
 /**
  * Tells the job's waiters. `inbox` is the creator's (meta.inbox); without one (a batch line,
  * a job added before notices existed) only the waiter set is told.
  */
-export async function notifyWaiters(redis: Redis, prefix: string, notice: Notice, inbox: string | undefined) {
+export async function notifyWaiters(redis: ScriptHost, prefix: string, notice: Notice, inbox: string | undefined) {
   const set = waiterSetKey(prefix, notice.jobId);
   const final = notice.type === 'partial' ? '0' : '1';
-  await evalScript(redis, NOTIFY, 2, set, inbox ?? set, notice.type, notice.jobId, notice.data, final, INBOX_MAX_LENGTH);
+  await notify(
+    redis,
+    { waiters: set, inbox: inbox ?? set },
+    { type: notice.type, jobId: notice.jobId, data: notice.data, final, maxLength: INBOX_MAX_LENGTH },
+  );
 }
 
 /** How long a waiter set outlives its last waiter's registration: longer than any wait. */

@@ -1,15 +1,11 @@
-import { HELPERS, WINDOW } from './scripts.js';
-
-/**
- * ARGV: S, account key prefix, lanes (highest first), lane, account, jobId ('' for a job not yet
- * enqueued). What an estimate of when a job starts needs, in one round trip: {jobs handed out
- * but not yet calling, cost pending in higher lanes, cost of the account's own
- * jobs ahead, flat list cost/count/weight of the other accounts of the lane, cost finished
- * lately (up to the last 200 jobs within a minute), ms since the first of those finished (at
- * least 1 s), how many finished, count pending in higher lanes, own rank, own weight, cost
- * handed out and not yet finished, mean ms a finished job held its place (0: unknown)}.
- */
-export const SNAPSHOT = `${HELPERS}${WINDOW}
+-- After helpers.lua and window.lua. ARGV: S, account key prefix, lanes (highest first), lane,
+-- account, jobId ('' for a job not yet enqueued). What an estimate of when a job starts needs, in
+-- one round trip: {jobs handed out but not yet calling, cost pending in higher lanes, cost of the
+-- account's own jobs ahead, flat list cost/count/weight of the other accounts of the lane, cost
+-- finished lately (up to the last 200 jobs within a minute), ms since the first of those finished
+-- (at least 1 s), how many finished, count pending in higher lanes, own rank, own weight, cost
+-- handed out and not yet finished, mean ms a finished job held its place (0: unknown)}; the last
+-- two are left out when the job starts at once (rank -1).
 local A = ARGV[2]
 local lanes = split(ARGV[3])
 local lane, account, jobId = ARGV[4], ARGV[5], ARGV[6]
@@ -65,4 +61,3 @@ local inFlight = 0
 for _, v in ipairs(redis.call('HVALS', S .. ':running:cost')) do inFlight = inFlight + tonumber(v) end
 local weight = tonumber(redis.call('HGET', A .. account, 'weight')) or 1
 return {waiting, higherCost, tostring(own), others, done, span, #recent / 2, higherCount, rank, tostring(weight), inFlight, heldCount > 0 and math.floor(heldSum / heldCount) or 0}
-`;

@@ -1,0 +1,25 @@
+-- Holds `amount` of an account's balance for a job, with its ledger entry.
+-- KEYS: account, reservation, ledger, open reservations (a sorted set by creation time, so a
+-- reservation whose job never made it into the queue can be found and released).
+-- ARGV: amount, accountId, keyId, jobId, model, units, user ('' for none), tracked ('1': in the
+-- open set; a batch's hold is not, its batch releases it).
+-- Returns {status, balance, reserved}: 1 reserved, 2 the job had a reservation already, 0 the
+-- balance is short, -1 no such account.
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {2, tonumber(redis.call('HGET', KEYS[1], 'balance') or '0'), tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
+end
+local amount = tonumber(ARGV[1])
+local balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')} end
+balance = redis.call('HINCRBY', KEYS[1], 'balance', 0 - amount)
+local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
+redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
+  'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
+redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
+  'model', ARGV[5], 'units', ARGV[6], 'amount', 0 - amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
+if ARGV[8] == '1' then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
+end
+return {1, balance, reserved}

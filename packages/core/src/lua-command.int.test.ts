@@ -1,0 +1,90 @@
+import { Cluster, Redis } from 'ioredis';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startRedis, startRedisCluster, type RedisHandle } from '@relay/testkit';
+import { luaCommand } from './lua-command.js';
+
+const incrBy = luaCommand({
+  name: 'test.incr-by',
+  lua: "return redis.call('INCRBY', KEYS[1], ARGV[1])",
+  keys: ['counter'],
+  args: ['by'],
+  reply: z.number(),
+});
+const pairs = luaCommand({
+  name: 'test.pairs',
+  lua: "redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return {ARGV[1], redis.call('HLEN', KEYS[1])}",
+  keys: ['hash'],
+  args: ['label'],
+  rest: true,
+  reply: z.tuple([z.string(), z.number()]),
+});
+const wrongShape = luaCommand({ name: 'test.wrong-shape', lua: "return 'text'", keys: ['any'], args: [], reply: z.number() });
+const broken = luaCommand({ name: 'test.broken', lua: "return redis.call('NOPE')", keys: ['any'], args: [], reply: z.unknown() });
+
+describe('on one server', () => {
+  // a server of its own: the test counts commands, which other suites would disturb on a shared one
+  let handle: RedisHandle;
+  let redis: Redis;
+  beforeAll(async () => {
+    handle = await startRedis({ own: true });
+    redis = new Redis(handle.url);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await handle?.stop();
+  });
+  const calls = async (command: 'eval' | 'evalsha') =>
+    Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info('commandstats'))?.[1] ?? 0);
+
+  test('a script is sent whole once per connection, then run by its hash, and sent again after the server forgot it', async () => {
+    await redis.config('RESETSTAT');
+    expect(await incrBy(redis, { counter: 'n' }, { by: 2 })).toBe(2);
+    expect(await incrBy(redis, { counter: 'n' }, { by: 2 })).toBe(4);
+    expect(await incrBy(redis, { counter: 'n' }, { by: 2 })).toBe(6);
+    expect(await calls('eval')).toBe(1);
+    expect(await calls('evalsha')).toBe(2);
+
+    await redis.script('FLUSH');
+    expect(await incrBy(redis, { counter: 'n' }, { by: 3 })).toBe(9); // NOSCRIPT, then the source again
+    expect(await calls('eval')).toBe(2);
+  });
+
+  test('keys and arguments go in the order the spec names them, the rest after', async () => {
+    expect(await pairs(redis, { hash: 'h' }, { label: 'first' }, 'a', 1, 'b', 2)).toEqual(['first', 2]);
+  });
+
+  test('a reply of another shape, or a failing script, is an error naming the script', async () => {
+    await expect(wrongShape(redis, { any: 'k' }, {})).rejects.toThrow(/script test.wrong-shape answered "text"/);
+    await expect(broken(redis, { any: 'k' }, {})).rejects.toThrow(/unknown redis command/i);
+  });
+
+  test('two different scripts cannot share a name', () => {
+    expect(() => luaCommand({ name: 'test.incr-by', lua: 'return 1', keys: ['k'], args: [], reply: z.number() })).toThrow(
+      /two scripts are named test.incr-by/,
+    );
+  });
+});
+
+describe('on a cluster', () => {
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
+  let client: Cluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  test('each call goes to the node of its keys, and works again after every node forgot the script', async () => {
+    // hash tags that fall in different slots, so on different masters
+    const tags = ['{a}', '{b}', '{c}', '{d}'];
+    for (const tag of tags) expect(await incrBy(client, { counter: `${tag}:n` }, { by: 5 })).toBe(5);
+    await Promise.all(client.nodes('master').map((node) => node.script('FLUSH')));
+    for (const tag of tags) expect(await incrBy(client, { counter: `${tag}:n` }, { by: 1 })).toBe(6);
+    const holders = await Promise.all(client.nodes('master').map(async (node) => (await node.keys('*:n')).length));
+    expect(holders.filter((n) => n > 0).length).toBeGreaterThan(1);
+  });
+});

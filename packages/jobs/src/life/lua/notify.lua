@@ -1,0 +1,14 @@
+-- A job's end (or a delivered part) to the creator's inbox and every inbox in the waiter set,
+-- each only if it still exists: an inbox whose process died expires and is never made again
+-- by a notice. A final notice drops the set. One round trip, whatever the number of waiters.
+local sent = {}
+local targets = redis.call('SMEMBERS', KEYS[1])
+if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
+for _, inbox in ipairs(targets) do
+  if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
+    sent[inbox] = true
+    redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
+  end
+end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
+return 0

@@ -1,0 +1,25 @@
+-- After helpers.lua and window.lua. ARGV: S, account key prefix, jobId, lane, account, cost.
+-- Admission: while nothing of this queue is pending and the window has room (and the account is
+-- under its cap), the job is handed to the workers at once, as a dispatch would hand it (returns
+-- 2: add it to BullMQ waiting, not parked); otherwise it is enqueued (1), or was already (0).
+-- Saves a dispatch and a promotion per job whenever the upstream keeps up, which is most of the time.
+local A, jobId, lane, account, cost = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+if redis.call('HEXISTS', S .. ':jobs', jobId) == 1 or redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
+local now = nowMs()
+if redis.call('HLEN', S .. ':jobs') == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
+  local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
+  if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
+    redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)
+    redis.call('HINCRBY', S .. ':running:count', account, 1)
+    redis.call('HINCRBY', S .. ':running:cost', account, cost)
+    redis.call('ZADD', S .. ':dispatching', now, jobId)
+    return 2
+  end
+end
+local q = laneKey(lane, 'q:' .. account)
+if redis.call('ZCARD', q) == 0 then redis.call('RPUSH', laneKey(lane, 'ring'), account) end
+redis.call('ZADD', q, redis.call('INCR', S .. ':seq'), jobId)
+redis.call('HSET', S .. ':jobs', jobId, lane .. ' ' .. account .. ' ' .. cost .. ' ' .. now)
+redis.call('HINCRBY', laneKey(lane, 'count'), account, 1)
+redis.call('HINCRBY', laneKey(lane, 'cost'), account, cost)
+return 1

@@ -1,0 +1,20 @@
+-- After helpers.lua. ARGV: S, jobId. A dispatched job is past its upstream calls (or ended:
+-- completed, failed for good, refused): its place in the window and its account's share are free.
+-- Said twice, the second time does nothing (0). 2 when jobs are pending (a dispatch has work to
+-- hand out), else 1.
+local jobId = ARGV[2]
+redis.call('ZREM', S .. ':dispatching', jobId)
+local v = redis.call('HGET', S .. ':running', jobId)
+if not v then return 0 end
+local f = split(v)
+redis.call('HDEL', S .. ':running', jobId)
+bump(S .. ':running:count', f[1], -1)
+bump(S .. ':running:cost', f[1], -tonumber(f[2]))
+local now = nowMs()
+-- how long it held its place (entries written before that was kept have no start: -1)
+local held = f[4] and (now - tonumber(f[4])) or -1
+redis.call('ZADD', S .. ':recent', now, jobId .. ' ' .. f[2] .. ' ' .. held)
+redis.call('ZREMRANGEBYRANK', S .. ':recent', 0, -201)
+redis.call('ZREMRANGEBYSCORE', S .. ':recent', '-inf', now - 60000)
+if redis.call('HLEN', S .. ':jobs') > 0 then return 2 end
+return 1

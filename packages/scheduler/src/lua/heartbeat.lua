@@ -1,0 +1,11 @@
+-- After helpers.lua. ARGV: S, workerId, concurrency, ttl ms, cap (0 = none). A worker says it is
+-- alive and what it runs; workers gone quiet are dropped. Returns 1.
+local now = nowMs()
+redis.call('ZADD', S .. ':alive', now + tonumber(ARGV[4]), ARGV[2])
+redis.call('HSET', S .. ':concurrency', ARGV[2], ARGV[3])
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', S .. ':alive', '-inf', now)) do
+  redis.call('ZREM', S .. ':alive', gone)
+  redis.call('HDEL', S .. ':concurrency', gone)
+end
+if tonumber(ARGV[5]) > 0 then redis.call('SET', S .. ':cap', ARGV[5]) else redis.call('DEL', S .. ':cap') end
+return 1

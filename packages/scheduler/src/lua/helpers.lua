@@ -1,0 +1,29 @@
+-- The preamble of every scheduler script (commands.ts has the layout): S is ARGV[1].
+local S = ARGV[1]
+local function laneKey(lane, part) return S .. ':' .. lane .. ':' .. part end
+local function split(v)
+  local out = {}
+  for w in string.gmatch(v, '%S+') do out[#out + 1] = w end
+  return out
+end
+local function nowMs()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function bump(hash, field, by)
+  local left = redis.call('HINCRBY', hash, field, by)
+  if left <= 0 then redis.call('HDEL', hash, field) end
+end
+-- takes a pending job out of its lane; the account leaves the ring when nothing is left
+local function unqueue(jobId, lane, account, cost)
+  local q = laneKey(lane, 'q:' .. account)
+  redis.call('ZREM', q, jobId)
+  redis.call('HDEL', S .. ':jobs', jobId)
+  bump(laneKey(lane, 'count'), account, -1)
+  bump(laneKey(lane, 'cost'), account, -cost)
+  if redis.call('ZCARD', q) == 0 then
+    redis.call('LREM', laneKey(lane, 'ring'), 0, account)
+    redis.call('HDEL', laneKey(lane, 'deficit'), account)
+    if redis.call('GET', laneKey(lane, 'turn')) == account then redis.call('DEL', laneKey(lane, 'turn')) end
+  end
+end
