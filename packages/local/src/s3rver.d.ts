@@ -1,0 +1,39 @@
+// @20minutes/s3rver ships no types: what the embedded store uses of it.
+declare module '@20minutes/s3rver' {
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    silent?: boolean;
+    directory: string;
+    resetOnClose?: boolean;
+    allowMismatchedSignatures?: boolean;
+    vhostBuckets?: boolean;
+    configureBuckets?: Array<{ name: string; configs?: Array<string | Buffer> }>;
+  }
+  /** Koa's context, as far as the relay's middleware reads and writes it. */
+  export interface S3rverContext {
+    method: string;
+    /** The path and query as sent. */
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    query: Record<string, unknown>;
+    status: number;
+    type: string;
+    body: unknown;
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    /** Koa's middleware stack, composed when the server starts. */
+    middleware: Array<(ctx: S3rverContext, next: () => Promise<void>) => Promise<void>>;
+    run(): Promise<{ address: string; port: number }>;
+    close(): Promise<void>;
+  }
+}
+
+declare module '@20minutes/s3rver/lib/models/account.js' {
+  interface AWSAccount {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+    revokeAccessKey(accessKeyId: string): void;
+  }
+  export const DUMMY_ACCOUNT: AWSAccount;
+}
