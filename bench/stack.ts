@@ -1,38 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, repoRoot, spawnApp, spawnRedisServer, waitFor, portAnswers, type AppProcess, type LocalRedis } from '@relay/testkit';
-
-/** s3rver in a process of its own, so the store does not share the load generator's CPU. */
-async function startS3Process(): Promise<{ env: Record<string, string>; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      'node_modules/s3rver/bin/s3rver.js',
-      '-d',
-      mkdtempSync(join(tmpdir(), 'bench-s3-')),
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '--silent',
-      '--configure-bucket',
-      'relay',
-    ],
-    { cwd: repoRoot, stdio: 'ignore' },
-  );
-  await waitFor(() => portAnswers(port), 10_000, 's3rver');
-  const env = {
-    S3_ENDPOINT: `http://127.0.0.1:${port}`,
-    S3_BUCKET: 'relay',
-    S3_REGION: 'us-east-1',
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
-  };
-  return { env, child };
-}
+import { spawnStore } from '@relay/local';
+import { spawnApp, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
 
 export interface BenchStack {
   env: Record<string, string>;
@@ -49,7 +16,8 @@ export interface BenchStack {
 /** Redis, the store and the simulator as separate processes; api and worker started per phase from dist/. */
 export async function startBenchStack(): Promise<BenchStack> {
   const redis = await spawnRedisServer();
-  const s3 = await startS3Process();
+  // the store in a process of its own, so that it does not share the load generator's CPU
+  const s3 = await spawnStore({ bucket: 'relay' });
   const quiet = { LOG_LEVEL: 'warn', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const sim = await spawnApp('simulator', { ...quiet, SIM_PORT: '0', SIM_MAX_IPM: '0' }, { bundle: true });
   const env = {
@@ -71,7 +39,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const started: AppProcess[] = [];
   return {
     env,
-    pids: { simulator: sim.child.pid!, store: s3.child.pid!, redis: redis.pid()! },
+    pids: { simulator: sim.child.pid!, store: s3.process.child.pid!, redis: redis.pid()! },
     sim,
     redis,
     async start(app, more = {}, nodeArgs = []) {
@@ -93,7 +61,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     async close() {
       await Promise.all(started.map((p) => p.stop()));
       await sim.stop();
-      s3.child.kill();
+      await s3.process.stop();
       await redis.stop();
     },
   };

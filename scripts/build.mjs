@@ -1,16 +1,17 @@
 // Bundles each runnable app into one ESM file under dist/: the workspace packages are inlined
-// from their TypeScript sources, third-party packages stay external (installed in the image).
-// The console's static files go to dist/console, where dist/api.mjs serves them from.
+// from their TypeScript sources, the third-party packages the workspaces declare stay external,
+// loaded from the root node_modules (/app/node_modules in the image, where each has one copy:
+// tests/e2e/src/docker-install.test.ts holds the lockfile to that). The console's static files
+// go to dist/console, where dist/api.mjs serves them from.
 import { readFileSync, readdirSync } from 'node:fs';
 import { build } from 'esbuild';
 import { buildConsole } from '../apps/console/build.mjs';
-import { externals } from './externals.mjs';
 
 const manifests = ['apps', 'packages'].flatMap((dir) =>
   readdirSync(dir).map((name) => JSON.parse(readFileSync(`${dir}/${name}/package.json`, 'utf8'))),
 );
-const declared = new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})).filter((d) => !d.startsWith('@relay/')));
-const bundled = new Set();
+// esbuild leaves a package's subpaths (busboy/lib/...) external with the package
+const external = [...new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})).filter((d) => !d.startsWith('@relay/')))];
 
 const entries = {
   api: 'apps/api/src/main.ts',
@@ -27,18 +28,14 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   conditions: ['relay-source'],
   // the Redis scripts (.lua files beside the code that runs them) are inlined as text
   loader: { '.lua': 'text' },
-  plugins: [externals(declared, process.cwd(), bundled)],
-  // CommonJS code bundled into these ES modules may require Node's builtins
-  banner: { js: "import { createRequire as __relayRequire } from 'node:module'; const require = __relayRequire(import.meta.url);" },
+  external,
   sourcemap: true,
   logLevel: 'info',
 });
-
-if (bundled.size) console.log(`bundled, not the root node_modules' copy: ${[...bundled].join(', ')}`);
 
 const { files } = await buildConsole({ outdir: 'dist/console' });
 console.log(`dist/console: index.html and ${files.length} assets`);

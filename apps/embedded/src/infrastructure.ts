@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { portAnswers, spawnRedisServer, startLocalS3, type RedisHandle, type S3Handle } from '@relay/testkit';
-import type { EmbeddedConfig } from './config.js';
+import { portAnswers, spawnRedisServer, startEmbeddedStore, type RedisHandle, type S3Handle } from '@relay/local';
+import { DEFAULT_REDIS_URL, type EmbeddedConfig } from './config.js';
 
 const onPath = (command: string) => {
   try {
@@ -13,25 +13,39 @@ const onPath = (command: string) => {
   }
 };
 
-/** The configured Redis if it answers; else a local redis-server (AOF on) when one is installed. */
-export async function ensureRedis(config: EmbeddedConfig, dataDir: string): Promise<RedisHandle & { started: boolean }> {
-  const url = new URL(config.REDIS_URL);
-  const port = Number(url.port || 6379);
-  if (await portAnswers(port, url.hostname)) return { url: config.REDIS_URL, stop: async () => {}, started: false };
-  const local = ['127.0.0.1', 'localhost'].includes(url.hostname);
-  if (!local || !onPath('redis-server')) {
-    throw new Error(`nothing answers at ${config.REDIS_URL} and no redis-server is installed to start one (apt install redis-server)`);
-  }
+/** Whose Redis the relay runs on: one it found answering, or one it started (on the default port, or its own). */
+export type RedisOrigin = 'reused' | 'started' | 'own';
+
+const INSTALL_HINT = 'no redis-server is installed to start one (apt install redis-server, brew install redis)';
+
+async function startRedis(port: number | undefined, dataDir: string) {
   const dir = join(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
-  const redis = await spawnRedisServer({ port, appendonly: true, dir });
-  return { ...redis, started: true };
+  return spawnRedisServer({ port, appendonly: true, dir });
 }
 
-/** S3_ENDPOINT when configured, else s3rver keeping its files under the data directory. */
+/**
+ * RELAY_OWN_REDIS: a redis-server of its own on a free port. Otherwise the configured Redis if it
+ * answers (reused: it may hold what others wrote), else a local redis-server (AOF on) on its port.
+ */
+export async function ensureRedis(config: EmbeddedConfig, dataDir: string): Promise<RedisHandle & { origin: RedisOrigin }> {
+  if (config.RELAY_OWN_REDIS) {
+    if (!onPath('redis-server')) throw new Error(`RELAY_OWN_REDIS=1, but ${INSTALL_HINT}`);
+    return { ...(await startRedis(undefined, dataDir)), origin: 'own' };
+  }
+  const given = config.REDIS_URL ?? DEFAULT_REDIS_URL;
+  const url = new URL(given);
+  const port = Number(url.port || 6379);
+  if (await portAnswers(port, url.hostname)) return { url: given, stop: async () => {}, origin: 'reused' };
+  if (!['127.0.0.1', 'localhost'].includes(url.hostname) || !onPath('redis-server'))
+    throw new Error(`nothing answers at ${given} and ${INSTALL_HINT}`);
+  return { ...(await startRedis(port, dataDir)), origin: 'started' };
+}
+
+/** S3_ENDPOINT when configured, else the embedded store keeping its files under the data directory. */
 export async function ensureStore(config: EmbeddedConfig, dataDir: string): Promise<S3Handle | undefined> {
   if (config.S3_ENDPOINT) return undefined;
   const directory = join(dataDir, 's3');
   mkdirSync(directory, { recursive: true });
-  return startLocalS3({ port: config.EMBEDDED_S3_PORT, directory, bucket: process.env.S3_BUCKET || 'relay', signedOnly: true });
+  return startEmbeddedStore({ port: config.EMBEDDED_S3_PORT, directory, bucket: process.env.S3_BUCKET || 'relay' });
 }

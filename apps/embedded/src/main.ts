@@ -1,12 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { onShutdown, runMain } from '@relay/core';
-import { repoRoot, spawnApp, type AppProcess } from '@relay/testkit';
+import { repoRoot, spawnApp, type AppProcess } from '@relay/local';
+import { banner } from './banner.js';
 import { loadEmbeddedConfig } from './config.js';
 import { EMBEDDED_API_DEFAULTS } from './defaults.js';
 import { adminTokenIn, announceRunning, channelSecretIn } from './data-dir.js';
 import { demoKey } from './demo-key.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
+import { surveyRedis } from './redis-survey.js';
 
 /**
  * `npm start`: the whole relay on one machine with no configuration. Redis (started if
@@ -28,6 +30,8 @@ await runMain(async () => {
   try {
     const redis = await ensureRedis(config, dataDir);
     started.push(() => redis.stop());
+    // read before the demo account is made: what was there before this start
+    const survey = redis.origin === 'reused' ? await surveyRedis(redis.url, config.REDIS_PREFIX).catch(() => undefined) : undefined;
     const store = await ensureStore(config, dataDir);
     if (store) started.push(() => store.stop());
     const env: Record<string, string | undefined> = {
@@ -35,6 +39,7 @@ await runMain(async () => {
       // the apps log warnings and errors here, so the banner stays the last thing on screen
       LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
       REDIS_URL: redis.url,
+      REDIS_PREFIX: config.REDIS_PREFIX,
       ADMIN_TOKEN: adminToken,
       CHANNEL_SECRET: channelSecretIn(dataDir, config.CHANNEL_SECRET),
       ...(store?.env ?? {}),
@@ -74,7 +79,7 @@ await runMain(async () => {
         demoKey: demo.key,
         adminToken,
         dataDir: config.RELAY_DATA_DIR,
-        redis,
+        redis: { url: redis.url, origin: redis.origin, prefix: config.REDIS_PREFIX, survey },
         storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT,
         embeddedStore: Boolean(store),
       }),
@@ -84,43 +89,3 @@ await runMain(async () => {
     throw error;
   }
 });
-
-function banner(o: {
-  simulated: boolean;
-  apiUrl: string;
-  demoKey: string;
-  adminToken: string;
-  dataDir: string;
-  redis: { url: string; started: boolean };
-  storeUrl: string | undefined;
-  embeddedStore: boolean;
-}) {
-  const curl = `curl -s ${o.apiUrl}/v1/images/generations \\
-  -H "Authorization: Bearer ${o.demoKey}" \\
-  -H "Content-Type: application/json" \\
-  -d '{"model":"vendor-gen-5-0-260128","prompt":"a lighthouse at dusk","size":"2K"}'`;
-  return [
-    '',
-    '================================================================================',
-    o.simulated
-      ? '  !!! THE UPSTREAM IS SIMULATED: images and audio come from the local simulator,'
-      : '  Upstreams: as configured (ARK_BASE_URL / GEMINI_BASE_URL).',
-    o.simulated ? '  !!! not from the vendor. Set ARK_BASE_URL/ARK_API_KEY for the real one.' : '',
-    `  relay:        ${o.apiUrl}`,
-    `  console:      ${o.apiUrl}/console   (sign in with the admin token below)`,
-    `  API docs:     ${o.apiUrl}/docs`,
-    `  demo API key: ${o.demoKey}`,
-    `  admin token:  ${o.adminToken}   (kept in ${o.dataDir}/admin-token)`,
-    `  admin CLI:    npm run admin -- accounts list   (finds this relay by itself)`,
-    `  Redis:        ${o.redis.url}${o.redis.started ? ` (started here, data in ${o.dataDir}/redis)` : ''}`,
-    `  file store:   ${o.storeUrl ?? 'AWS S3'}${o.embeddedStore ? ` (embedded, data in ${o.dataDir}/s3)` : ''}`,
-    `  logs:         warnings and errors only; LOG_LEVEL=info npm start for every request`,
-    '',
-    '  Try it:',
-    curl,
-    '================================================================================',
-    '',
-  ]
-    .filter((line, i, all) => line !== '' || all[i - 1] !== '')
-    .join('\n');
-}

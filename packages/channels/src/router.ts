@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { subscribeWhenReady } from '@relay/core';
 import { pickScript, releaseScript, renewScript } from './commands.js';
 import { channelKeys, type LimitSet } from './keys.js';
 
@@ -76,7 +77,7 @@ export function createChannelRouter(settings: RouterSettings) {
   const random = settings.random ?? Math.random;
   const { breaker } = settings;
   const waiting: Array<() => void> = [];
-  void settings.subscriber.subscribe(keys.freed).catch(() => undefined);
+  void subscribeWhenReady(settings.subscriber, keys.freed).catch(() => undefined);
   settings.subscriber.on('message', (channel: string) => {
     if (channel !== keys.freed) return;
     for (const wake of waiting.splice(0, 4)) wake();

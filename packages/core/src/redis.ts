@@ -107,3 +107,18 @@ export async function waitForRedis(redis: Redis, timeoutMs = 10_000): Promise<vo
     redis.on('ready', onReady);
   });
 }
+
+/**
+ * SUBSCRIBE once the connection is ready. ioredis writes a SUBSCRIBE at once while the connection
+ * is still in its handshake (the command is allowed while Redis loads); its ready check (INFO)
+ * then fails in subscriber mode, the connection is dropped with "Connection in subscriber mode,
+ * only subscriber commands may be used" and reopened without the subscription (ioredis#2037):
+ * the subscriber would hear nothing ever after. Subscribed on a ready connection, ioredis
+ * subscribes again by itself after a reconnect.
+ */
+export function subscribeWhenReady(redis: Redis, ...channels: string[]): Promise<unknown> {
+  if (redis.status === 'ready') return redis.subscribe(...channels);
+  return new Promise((resolve, reject) => {
+    redis.once('ready', () => redis.subscribe(...channels).then(resolve, reject));
+  });
+}

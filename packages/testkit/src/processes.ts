@@ -1,84 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-/**
- * Node's arguments to run a TypeScript entry point of the relay from source: tsx, the workspace
- * packages' sources, and .lua files imported as text.
- */
-export const SOURCE_NODE_ARGS = [
-  '--conditions=relay-source',
-  '--import',
-  'tsx',
-  '--import',
-  new URL('../../../scripts/lua-as-text.mjs', import.meta.url).href,
-];
-
-export type AppName = 'api' | 'worker' | 'simulator';
-
-export interface AppProcess {
-  child: ChildProcess;
-  /** What the app announced when it became ready (the api and simulator send their url). */
-  ready: { url?: string };
-  /** Everything the process printed so far (for failure messages). */
-  output(): string;
-  /** SIGTERM (or another signal) and wait for the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-/**
- * Runs one of the relay's apps from source as its own process (tsx, "relay-source" condition) and
- * resolves once it announces readiness over IPC. `echo` (or RELAY_TEST_LOGS=1) prints its output.
- */
-export async function spawnApp(
-  name: AppName,
-  env: Record<string, string | undefined>,
-  { timeoutMs = 30_000, echo = process.env.RELAY_TEST_LOGS === '1', nodeArgs = [] as string[], bundle = false } = {},
-): Promise<AppProcess> {
-  // `bundle`: run the esbuild output (dist/, npm run build) as the Docker image does
-  const entry = bundle ? [`dist/${name}.mjs`] : [...SOURCE_NODE_ARGS, `apps/${name}/src/main.ts`];
-  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (output.length > 2_000_000) output = output.slice(-1_000_000);
-    if (echo) process.stderr.write(`[${name}] ${chunk.toString()}`);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
-  const ready = await new Promise<{ url?: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    child.on('message', (message: { type?: string; url?: string }) => {
-      if (message?.type !== 'ready') return;
-      clearTimeout(timer);
-      resolve({ url: message.url });
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`));
-    });
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL');
-    throw error;
-  });
-  // the IPC channel must not keep this process alive
-  child.channel?.unref();
-
-  return {
-    child,
-    ready,
-    output: () => output,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      return exited;
-    },
-  };
-}
+// The relay's processes run by the same code npm start uses (@relay/local).
+export {
+  repoRoot,
+  SOURCE_NODE_ARGS,
+  spawnApp,
+  spawnReady,
+  type AppName,
+  type AppProcess,
+  type ReadyMessage,
+  type SpawnOptions,
+} from '@relay/local';

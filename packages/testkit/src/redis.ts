@@ -1,68 +1,14 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort, spawnRedisServer, type LocalRedis, type RedisHandle } from '@relay/local';
 import { dockerAnswers } from './docker.js';
-import { freePort, waitFor } from './net.js';
+import { waitFor } from './net.js';
 
-export interface RedisHandle {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** A redis-server child process that can be stopped and started again on the same port and data. */
-export interface LocalRedis extends RedisHandle {
-  port: number;
-  start(): Promise<void>;
-  /** The running server's process id (benchmarks read its CPU time). */
-  pid(): number | undefined;
-}
-
-async function pingable(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => undefined); // the rejected connect() already reports it
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } finally {
-    client.disconnect();
-  }
-}
-
-export async function spawnRedisServer(
-  options: { port?: number; appendonly?: boolean; dir?: string; extraArgs?: string[] } = {},
-): Promise<LocalRedis> {
-  const port = options.port ?? (await freePort());
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  const handle: LocalRedis = {
-    url,
-    port,
-    async start() {
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir];
-      args.push('--appendonly', options.appendonly ? 'yes' : 'no');
-      if (options.appendonly) args.push('--appendfsync', 'always');
-      args.push(...(options.extraArgs ?? []));
-      child = spawn('redis-server', args, { stdio: 'ignore' });
-      child.on('error', () => undefined);
-      await waitFor(() => pingable(url), 10_000, `redis-server on ${port}`);
-    },
-    pid: () => child?.pid,
-    async stop() {
-      const current = child;
-      if (!current || current.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        current.once('exit', () => resolve());
-        current.kill('SIGKILL');
-      });
-    },
-  };
-  await handle.start();
-  return handle;
-}
+export { spawnRedisServer, type LocalRedis, type RedisHandle } from '@relay/local';
 
 /**
  * Redis for tests: REDIS_URL when set (unless a test needs a server of its own to stop),

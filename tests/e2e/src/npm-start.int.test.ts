@@ -33,6 +33,7 @@ function processesOf(dataDir: string): number[] {
 async function launch(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'relay-start-'));
   const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort() };
+  const prefix = `start-${randomUUID().slice(0, 8)}`;
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/embedded/src/main.ts'], {
     cwd: repoRoot,
@@ -41,7 +42,7 @@ async function launch(env: Record<string, string>) {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
       REDIS_URL: redis.url,
-      REDIS_PREFIX: `start-${randomUUID().slice(0, 8)}`,
+      REDIS_PREFIX: prefix,
       RELAY_DATA_DIR: dataDir,
       ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
       ...env,
@@ -51,7 +52,7 @@ async function launch(env: Record<string, string>) {
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, dataDir, ports, exited, output: () => output };
+  return { child, dataDir, ports, prefix, exited, output: () => output };
 }
 
 test('a start that fails half-way (api port taken) stops everything it started and says why', async () => {
@@ -79,6 +80,9 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   expect(run.output()).toContain(`admin token:  ${token}`);
   // the banner is the last thing printed: the apps log only warnings here
   expect(run.output().trimEnd().endsWith('================================================================================')).toBe(true);
+  // the Redis was running before it: the banner says it is not the launcher's, and what it held under the prefix
+  expect(run.output()).toContain(`Redis:        ${redis.url} (already running: NOT started by npm start, may be shared)`);
+  expect(run.output()).toContain(`it held nothing under the prefix "${run.prefix}" before this start`);
   const running = JSON.parse(readFileSync(join(run.dataDir, 'relay.json'), 'utf8')) as { url: string; adminToken: string };
   expect(running.adminToken).toBe(token);
   expect((await fetch(`${running.url}/admin/accounts`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

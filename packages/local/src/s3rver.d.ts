@@ -1,4 +1,5 @@
-declare module 's3rver' {
+// @20minutes/s3rver ships no types: what the embedded store uses of it.
+declare module '@20minutes/s3rver' {
   interface S3rverOptions {
     address?: string;
     port?: number;
@@ -10,7 +11,10 @@ declare module 's3rver' {
     configureBuckets?: Array<{ name: string; configs?: Array<string | Buffer> }>;
   }
   /** Koa's context, as far as the relay's middleware reads and writes it. */
-  interface S3rverContext {
+  export interface S3rverContext {
+    method: string;
+    /** The path and query as sent. */
+    url: string;
     headers: Record<string, string | string[] | undefined>;
     query: Record<string, unknown>;
     status: number;
@@ -26,7 +30,7 @@ declare module 's3rver' {
   }
 }
 
-declare module 's3rver/lib/models/account.js' {
+declare module '@20minutes/s3rver/lib/models/account.js' {
   interface AWSAccount {
     createKeyPair(accessKeyId: string, secretAccessKey: string): void;
     revokeAccessKey(accessKeyId: string): void;

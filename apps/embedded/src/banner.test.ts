@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest';
+import { banner, type BannerFacts } from './banner.js';
+
+const facts: BannerFacts = {
+  simulated: true,
+  apiUrl: 'http://127.0.0.1:8080',
+  demoKey: 'sk-demo',
+  adminToken: 'token',
+  dataDir: '.data',
+  redis: { url: 'redis://127.0.0.1:6379', origin: 'reused', prefix: 'relay', survey: { accounts: 12, jobs: 3456 } },
+  storeUrl: 'http://127.0.0.1:4568',
+  embeddedStore: true,
+};
+const redisLines = (redis: BannerFacts['redis']) =>
+  banner({ ...facts, redis })
+    .split('\n')
+    .filter((line, i, all) => line.includes('Redis:') || all[i - 1]?.includes('Redis:') || all[i - 2]?.includes('Redis:'));
+
+describe('the Redis lines of the banner', () => {
+  test('a Redis it found running: said plainly, with what it held under the prefix and how to keep apart', () => {
+    const text = redisLines(facts.redis).join('\n');
+    expect(text).toContain('redis://127.0.0.1:6379 (already running: NOT started by npm start, may be shared)');
+    expect(text).toContain('it held 12 accounts and 3456 jobs under the prefix "relay" before this start');
+    expect(text).toContain('REDIS_PREFIX=<name> npm start, or RELAY_OWN_REDIS=1 npm start');
+  });
+
+  test('an empty one says so, one it could not read says that', () => {
+    expect(redisLines({ ...facts.redis, survey: { accounts: 0, jobs: 0 } }).join('\n')).toContain(
+      'it held nothing under the prefix "relay"',
+    );
+    expect(redisLines({ ...facts.redis, survey: { accounts: 1, jobs: 1 } }).join('\n')).toContain('1 account and 1 job');
+    expect(redisLines({ ...facts.redis, survey: undefined }).join('\n')).toContain('could not be read');
+  });
+
+  test('one it started, or its own: one line, no warning', () => {
+    expect(redisLines({ ...facts.redis, origin: 'started' })[0]).toBe(
+      '  Redis:        redis://127.0.0.1:6379 (started here, data in .data/redis)',
+    );
+    const own = redisLines({ ...facts.redis, origin: 'own', url: 'redis://127.0.0.1:40123' });
+    expect(own[0]).toBe('  Redis:        redis://127.0.0.1:40123 (its own: RELAY_OWN_REDIS=1, data in .data/redis)');
+    expect(own.join('\n')).not.toContain('NOT started');
+  });
+});

@@ -1,0 +1,68 @@
+import type { RedisOrigin } from './infrastructure.js';
+import type { RedisSurvey } from './redis-survey.js';
+
+export interface BannerFacts {
+  simulated: boolean;
+  apiUrl: string;
+  demoKey: string;
+  adminToken: string;
+  dataDir: string;
+  redis: { url: string; origin: RedisOrigin; prefix: string; survey?: RedisSurvey };
+  storeUrl: string | undefined;
+  embeddedStore: boolean;
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * Whose Redis this is. One the launcher found answering may be shared with other runs or other
+ * programs: say so, say what it held under the prefix before this start, and how to keep apart.
+ */
+function redisLines(redis: BannerFacts['redis'], dataDir: string): string[] {
+  const pad = '                ';
+  if (redis.origin === 'started') return [`  Redis:        ${redis.url} (started here, data in ${dataDir}/redis)`];
+  if (redis.origin === 'own') return [`  Redis:        ${redis.url} (its own: RELAY_OWN_REDIS=1, data in ${dataDir}/redis)`];
+  const { survey, prefix } = redis;
+  const held = !survey
+    ? `what it holds under the prefix "${prefix}" could not be read`
+    : survey.accounts + survey.jobs === 0
+      ? `it held nothing under the prefix "${prefix}" before this start`
+      : `it held ${count(survey.accounts, 'account')} and ${count(survey.jobs, 'job')} under the prefix "${prefix}" before this start`;
+  return [
+    `  Redis:        ${redis.url} (already running: NOT started by npm start, may be shared)`,
+    `${pad}${held}`,
+    `${pad}apart from it: REDIS_PREFIX=<name> npm start, or RELAY_OWN_REDIS=1 npm start for a Redis of its own`,
+  ];
+}
+
+/** What `npm start` prints once everything runs: the last thing on screen. */
+export function banner(o: BannerFacts): string {
+  const curl = `curl -s ${o.apiUrl}/v1/images/generations \\
+  -H "Authorization: Bearer ${o.demoKey}" \\
+  -H "Content-Type: application/json" \\
+  -d '{"model":"vendor-gen-5-0-260128","prompt":"a lighthouse at dusk","size":"2K"}'`;
+  return [
+    '',
+    '================================================================================',
+    o.simulated
+      ? '  !!! THE UPSTREAM IS SIMULATED: images and audio come from the local simulator,'
+      : '  Upstreams: as configured (ARK_BASE_URL / GEMINI_BASE_URL).',
+    o.simulated ? '  !!! not from the vendor. Set ARK_BASE_URL/ARK_API_KEY for the real one.' : '',
+    `  relay:        ${o.apiUrl}`,
+    `  console:      ${o.apiUrl}/console   (sign in with the admin token below)`,
+    `  API docs:     ${o.apiUrl}/docs`,
+    `  demo API key: ${o.demoKey}`,
+    `  admin token:  ${o.adminToken}   (kept in ${o.dataDir}/admin-token)`,
+    `  admin CLI:    npm run admin -- accounts list   (finds this relay by itself)`,
+    ...redisLines(o.redis, o.dataDir),
+    `  file store:   ${o.storeUrl ?? 'AWS S3'}${o.embeddedStore ? ` (embedded, data in ${o.dataDir}/s3)` : ''}`,
+    `  logs:         warnings and errors only; LOG_LEVEL=info npm start for every request`,
+    '',
+    '  Try it:',
+    curl,
+    '================================================================================',
+    '',
+  ]
+    .filter((line, i, all) => line !== '' || all[i - 1] !== '')
+    .join('\n');
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Node's arguments to run a TypeScript entry point of the relay from source: tsx, the workspace
+ * packages' sources, and .lua files imported as text.
+ */
+export const SOURCE_NODE_ARGS = [
+  '--conditions=relay-source',
+  '--import',
+  'tsx',
+  '--import',
+  new URL('../../../scripts/lua-as-text.mjs', import.meta.url).href,
+];
+
+export type AppName = 'api' | 'worker' | 'simulator';
+
+/** What a process announced when it became ready (the api and simulator send their url). */
+export type ReadyMessage = { type: 'ready'; url?: string } & Record<string, unknown>;
+
+export interface AppProcess {
+  child: ChildProcess;
+  ready: ReadyMessage;
+  /** Everything the process printed so far (for failure messages). */
+  output(): string;
+  /** SIGTERM (or another signal) and wait for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  timeoutMs?: number;
+  /** Print the process's output as it comes (prefixed with its name). */
+  echo?: boolean;
+  nodeArgs?: string[];
+  /** Run the esbuild output (dist/, npm run build) as the Docker image does, instead of the sources. */
+  bundle?: boolean;
+}
+
+/**
+ * Runs a Node entry point as its own process and resolves once it announces readiness over IPC
+ * (core's announceReady), with what it announced.
+ */
+export async function spawnReady(
+  name: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  { timeoutMs = 30_000, echo = false }: Pick<SpawnOptions, 'timeoutMs' | 'echo'> = {},
+): Promise<AppProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > 2_000_000) output = output.slice(-1_000_000);
+    if (echo) process.stderr.write(`[${name}] ${chunk.toString()}`);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const ready = await new Promise<ReadyMessage>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    child.on('message', (message: Partial<ReadyMessage> | null) => {
+      if (message?.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve(message as ReadyMessage);
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`));
+    });
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
+  // the IPC channel must not keep this process alive
+  child.channel?.unref();
+
+  return {
+    child,
+    ready,
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/**
+ * Runs one of the relay's apps as its own process, from source (tsx, "relay-source" condition)
+ * or from its bundle, and resolves once it is ready. `echo` (or RELAY_TEST_LOGS=1) prints its output.
+ */
+export function spawnApp(name: AppName, env: Record<string, string | undefined>, options: SpawnOptions = {}): Promise<AppProcess> {
+  const { nodeArgs = [], bundle = false, echo = process.env.RELAY_TEST_LOGS === '1', timeoutMs } = options;
+  const entry = bundle ? [`dist/${name}.mjs`] : [...SOURCE_NODE_ARGS, `apps/${name}/src/main.ts`];
+  return spawnReady(name, [...nodeArgs, ...entry], env, { echo, ...(timeoutMs ? { timeoutMs } : {}) });
+}
