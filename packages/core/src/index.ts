@@ -16,3 +16,4 @@ export * from './net/url-policy.js';
 export * from './lua.js';
 export * from './errors/validate.js';
 export * from './json-shape.js';
+export * from './money/money.js';
