@@ -137,24 +137,25 @@ describe('admin API and CLI', () => {
         child.stdout.on('data', (c: Buffer) => (out += c.toString()));
         child.on('exit', (code) => resolve({ code, out }));
       });
-    const account = await run('accounts', 'create', 'cli', 'team');
+    const account = await run('accounts', 'create', 'cli', 'team', '--json');
     expect(account.code).toBe(0);
     const { id, name } = JSON.parse(account.out) as { id: string; name: string };
     expect(name).toBe('cli team');
-    const created = await run('keys', 'create', id, 'laptop', '--rate-limit', '30');
+    const created = await run('keys', 'create', id, 'laptop', '--rate-limit', '30', '--json');
     const { key: secret, rateLimitPerMinute } = JSON.parse(created.out) as { key: string; rateLimitPerMinute: number };
     expect(rateLimitPerMinute).toBe(30);
     const broke = await postJson(endpoint(), valid, secret);
     expect(broke.status).toBe(402);
     expect(((await broke.json()) as { error: { type: string } }).error.type).toBe('insufficient_balance');
-    expect((await run('credits', 'add', id, '30000', 'first', 'top-up')).code).toBe(0);
+    // amounts in units: 0.03 is the one image's 30,000 micro-units
+    expect((await run('credits', 'add', id, '0.03', 'first', 'top-up')).code).toBe(0);
     expect((await postJson(endpoint(), { ...valid, user: 'cli-user' }, secret)).status).toBe(200);
-    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user')).out) as {
+    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user', '--json')).out) as {
       entries: Array<{ type: string }>;
     };
     expect(usage.entries.map((e) => e.type)).toEqual(['settle', 'reserve']);
-    expect(JSON.parse((await run('usage', id, '--user', 'someone-else')).out)).toEqual({ entries: [], nextCursor: null });
-    const shown = JSON.parse((await run('accounts', 'show', id)).out) as { balance: number; spent: number };
+    expect(JSON.parse((await run('usage', id, '--user', 'someone-else', '--json')).out)).toEqual({ entries: [], nextCursor: null });
+    const shown = JSON.parse((await run('accounts', 'show', id, '--json')).out) as { balance: number; spent: number };
     expect(shown).toMatchObject({ balance: 0, spent: 30_000 });
     expect((await run('nonsense')).code).toBe(2);
   });
@@ -176,9 +177,9 @@ describe('admin API and CLI', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'relay-cli-'));
     writeFileSync(join(dataDir, 'relay.json'), JSON.stringify({ url: stack.url, adminToken: stack.adminToken, pid: process.pid }));
     const found = { RELAY_DATA_DIR: dataDir };
-    const { id } = JSON.parse((await run(found, 'accounts', 'create', 'negative')).out) as { id: string };
-    expect((await run(found, 'credits', 'add', id, '50000', 'in')).code).toBe(0);
-    const corrected = await run(found, 'credits', 'add', id, '-20000', 'correction');
+    const { id } = JSON.parse((await run(found, 'accounts', 'create', 'negative', '--json')).out) as { id: string };
+    expect((await run(found, 'credits', 'add', id, '50000', 'in', '--micro')).code).toBe(0);
+    const corrected = await run(found, 'credits', 'add', id, '-0.02', 'correction', '--json');
     expect(corrected.err).toBe('');
     expect(JSON.parse(corrected.out)).toMatchObject({ balance: 30_000 });
 
