@@ -98,9 +98,41 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     expect(typo.message).toMatch(/unknown field/);
   });
 
-  test('unknown routes and methods answer 404 in the same dialect', async () => {
+  test('unknown routes and methods answer 404 in the same dialect, naming the nearest route and /docs', async () => {
     await expectOpenAIError(await fetch(`${stack.url}/v1/images/edits`, { method: 'POST' }), 404);
-    await expectOpenAIError(await fetch(endpoint()), 404);
+    expect((await expectOpenAIError(await fetch(endpoint()), 404)).message).toBe(
+      'no such route: GET /v1/images/generations; did you mean POST /v1/images/generations? Every route is listed at /docs',
+    );
+    const typo = await expectOpenAIError(await postJson(`${stack.url}/v1/images/generate`, valid, key), 404);
+    expect(typo.message).toBe(
+      'no such route: POST /v1/images/generate; did you mean POST /v1/images/generations? Every route is listed at /docs',
+    );
+    // an id in the path is no typo: the route around it is found
+    expect((await expectOpenAIError(await fetch(`${stack.url}/v1/batches/batch_abc/reslts`), 404)).message).toMatch(
+      /did you mean GET \/v1\/batches\/\{batchId\}\/results\?/,
+    );
+    expect((await expectOpenAIError(await fetch(`${stack.url}/nothing-like-it-at-all`), 404)).message).toBe(
+      'no such route: GET /nothing-like-it-at-all; every route is listed at /docs',
+    );
+    // under Google's paths, Google's error shape
+    const google = await fetch(`${stack.url}/v1beta/modells`, { headers: { 'x-goog-api-key': key } });
+    expect(google.status).toBe(404);
+    expect(((await google.json()) as { error: { status: string; message: string } }).error).toMatchObject({
+      status: 'NOT_FOUND',
+      message: expect.stringMatching(/did you mean GET \/v1beta\/models\?/),
+    });
+  });
+
+  test('a wrong size or model names the nearest valid one', async () => {
+    const small = await expectOpenAIError(await postJson(endpoint(), { ...valid, size: '1024x1024' }, key), 400);
+    expect(small).toMatchObject({
+      param: 'size',
+      message: expect.stringMatching(/: try 2048x2048 \(the recommended 2K size for 1:1\) or the keyword 2K$/),
+    });
+    const lower = await expectOpenAIError(await postJson(endpoint(), { ...valid, size: '2k' }, key), 400);
+    expect(lower.message).toBe('size "2k": the keywords are 2K and 3K, in capitals; did you mean "2K"?');
+    const model = await expectOpenAIError(await postJson(endpoint(), { ...valid, model: 'vendor-gen-5-0' }, key), 400);
+    expect(model).toMatchObject({ param: 'model', message: expect.stringMatching(/did you mean "vendor-gen-5-0-260128"\?/) });
   });
 });
 

@@ -1,3 +1,4 @@
+import { closestMatch } from 'leven';
 import { z } from 'zod';
 import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
@@ -112,12 +113,23 @@ function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
   only('output_format', model.outputFormat, 'the 5.0 generation model');
 }
 
+/**
+ * "unknown model ...; did you mean ...?": the model whose id starts the same way (a date suffix
+ * left off), else the nearest by edit distance, then every model there is.
+ */
+export function unknownModel(asked: string, known: string[]): string {
+  const prefixed = asked.length >= 3 ? known.filter((id) => id.startsWith(asked)) : [];
+  const meant =
+    prefixed.length === 1 ? prefixed[0] : closestMatch(asked, known, { maxDistance: Math.max(3, Math.floor(asked.length / 3)) });
+  return `unknown model "${asked}"; ${meant ? `did you mean "${meant}"? Available` : 'available'}: ${known.join(', ')}`;
+}
+
 /** The full request schema for a catalog: SPEC types plus every per-model rule. */
 export function imageRequestSchema(models: Record<string, ImageModel>) {
   return imageRequestFields.superRefine((request, ctx) => {
     const model = ownValue(models, request.model);
     if (!model) {
-      refuse(ctx, ['model'], `unknown model "${request.model}"; available: ${Object.keys(models).join(', ')}`);
+      refuse(ctx, ['model'], unknownModel(request.model, Object.keys(models)));
       return;
     }
     const imageCount = checkImages(request, model, ctx) ?? 0;
