@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { AppError } from '@relay/core';
+import { nearestModel } from '@relay/jobs';
 import { googleKey } from '../auth/authenticate.js';
 
 /** Google serves the Gemini API under all three; @google/genai 3.x calls v1, 2.x v1beta. */
@@ -19,9 +20,12 @@ export function googleDialect(req: Request): boolean {
   return version !== undefined && speaksGoogle(version, req);
 }
 
-/** Google's 404 for a model it does not serve (or not for this method). */
-export const modelNotFound = (version: GeminiVersion, model: string, method?: string) =>
-  new AppError(
+/** Google's 404 for a model it does not serve (or not for this method), naming the nearest one it does. */
+export function modelNotFound(version: GeminiVersion, model: string, known: readonly string[], method?: string) {
+  const meant = nearestModel(model, known);
+  return new AppError(
     'not_found',
-    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}`,
+    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}` +
+      (meant ? `; did you mean models/${meant}?` : ''),
   );
+}

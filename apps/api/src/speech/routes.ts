@@ -61,7 +61,7 @@ export function speechRoutes(deps: EndpointDeps) {
         const target = parseModelAction(String(req.params.modelAction));
         if (!target || !ownValue(deps.catalog.speechModels, target.model)) {
           const model = target?.model ?? String(req.params.modelAction);
-          throw modelNotFound(version, model, 'generateContent');
+          throw modelNotFound(version, model, Object.keys(deps.catalog.speechModels), 'generateContent');
         }
         res.locals.target = target;
         next();

@@ -1,9 +1,9 @@
-import { closestMatch } from 'leven';
 import { z } from 'zod';
 import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { generationsProblem, openAIImageFields } from './openai-fields.js';
 import { parseSize } from './size.js';
+import { nearestModel } from '../nearest-model.js';
 
 export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_IMAGES_LIMIT = 15;
@@ -113,14 +113,9 @@ function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
   only('output_format', model.outputFormat, 'the 5.0 generation model');
 }
 
-/**
- * "unknown model ...; did you mean ...?": the model whose id starts the same way (a date suffix
- * left off), else the nearest by edit distance, then every model there is.
- */
+/** "unknown model ...; did you mean ...?", then every model there is. */
 export function unknownModel(asked: string, known: string[]): string {
-  const prefixed = asked.length >= 3 ? known.filter((id) => id.startsWith(asked)) : [];
-  const meant =
-    prefixed.length === 1 ? prefixed[0] : closestMatch(asked, known, { maxDistance: Math.max(3, Math.floor(asked.length / 3)) });
+  const meant = nearestModel(asked, known);
   return `unknown model "${asked}"; ${meant ? `did you mean "${meant}"? Available` : 'available'}: ${known.join(', ')}`;
 }
 
