@@ -97,7 +97,7 @@ export function createApp(deps: ApiDeps) {
       '/admin',
       admin,
       adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }),
-      consoleAdminRoutes({ ...deps, prefix }),
+      consoleAdminRoutes({ ...deps, prefix, demoKeyFile: config.DEMO_KEY_FILE }),
       errorHandler('openai', log),
     );
     app.use(
@@ -111,6 +111,7 @@ export function createApp(deps: ApiDeps) {
         catalog: deps.catalog,
         sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
         bodyLimit: config.BODY_LIMIT_BYTES,
+        simulatorUrl: config.SIMULATOR_URL,
       }),
       adminBatchRoutes(batches, deps.store),
       errorHandler('openai', log),

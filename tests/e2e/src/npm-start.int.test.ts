@@ -105,6 +105,14 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   await expect(publicKey.send(new ListObjectsCommand({ Bucket: 'relay' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
   // while the relay itself stores and serves files
   const demo = JSON.parse(readFileSync(join(run.dataDir, 'demo-key.json'), 'utf8')) as { key: string };
+  // the console's playground gets the demo key (behind the admin token), its channels page the simulator
+  const asAdmin = { headers: { authorization: `Bearer ${token}` } };
+  expect(await (await fetch(`${running.url}/admin/demo-key`, asAdmin)).json()).toEqual({ key: demo.key });
+  expect((await fetch(`${running.url}/admin/demo-key`)).status).toBe(401);
+  const { channels } = (await (await fetch(`${running.url}/admin/channels`, asAdmin)).json()) as {
+    channels: Array<{ id: string; simulated: boolean }>;
+  };
+  expect(channels.filter((c) => c.id !== 'second').every((c) => c.simulated)).toBe(true);
   const made = await fetch(`${running.url}/v1/images/generations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },

@@ -19,7 +19,7 @@ import {
   keyListSchema,
   newKeySchema,
 } from '../admin/schemas.js';
-import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
+import { accountListSchema, adminCatalogSchema, consoleConfigSchema, demoKeySchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
@@ -89,6 +89,7 @@ export function componentSchemas(catalog: Catalog) {
     ScheduleStats: schemaOf(scheduleStatsSchema),
     AdminCatalog: schemaOf(adminCatalogSchema),
     ConsoleConfig: schemaOf(consoleConfigSchema),
+    DemoKey: schemaOf(demoKeySchema),
     FileObject: schemaOf(fileObjectSchema),
     FileList: schemaOf(fileListSchema),
     FileDeleted: schemaOf(fileDeletedSchema),
