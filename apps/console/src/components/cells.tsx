@@ -1,4 +1,5 @@
 import { dateTime } from './format.js';
+import './cells.css';
 
 /**
  * An id on one line, cut with an ellipsis when the column is narrow: the whole id is in its

@@ -5,6 +5,7 @@ import { useAdmin } from '../api/use-admin.js';
 import { DataTable } from '../components/data-table.js';
 import { count, dateTime } from '../components/format.js';
 import { ErrorNote, Loading } from '../components/status.js';
+import './channels.css';
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 
