@@ -145,6 +145,11 @@ test('npm run admin: help, tables, --json, amounts in units, and the nearest com
   const micro = jsonOf<{ balance: number }>((await run('admin', 'credits', 'add', id, '-250000', '--micro', '--json')).out);
   expect(micro.balance).toBe(50_000_000);
 
+  // an amount written as micro-units the way the CLI once took them is refused, not credited a million times over
+  const old = await run('admin', 'credits', 'add', id, '50000000', 'invoice 42');
+  expect(old.code).toBe(2);
+  expect(old.err).toContain("50,000,000.00 units is a lot: amounts are in units (50 = 50.00). Add --micro if '50000000' is micro-units");
+
   const key = await run('admin', 'keys', 'create', id, 'laptop');
   expect(key.out).toMatch(/the key's secret, shown this once: rk_[\w-]{43}/);
   const list = await run('admin', 'accounts', 'list');

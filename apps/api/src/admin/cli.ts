@@ -27,7 +27,8 @@ const usage = `usage: npm run admin -- <command> [options]
   accounts show <accountId>
   accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
   schedule
-  credits add <accountId> <amount> [note]    amount in units: 50, 0.25, -2.5 (a correction); --micro: in micro-units
+  credits add <accountId> <amount> [note]    amount in units: 50, 0.25, -2.5 (a correction); --micro: in micro-units;
+                                             1,000,000 units or more need --yes
   usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
   keys list <accountId>
   keys create <accountId> <name> [--rate-limit <requests per minute>]
@@ -78,6 +79,7 @@ const options = {
   disable: { type: 'boolean' },
   enable: { type: 'boolean' },
   micro: { type: 'boolean' },
+  yes: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -153,6 +155,9 @@ async function call(method: string, path: string, body?: unknown, intro?: (answe
   console.log(forPeople(answer));
 }
 
+/** 1,000,000 units, in micro-units: a credit this large must be confirmed. */
+const LARGE = 1_000_000 * 1_000_000;
+
 /** A credit's amount: units as typed (exact, no float), or with --micro an integer of micro-units. */
 function creditAmount(text: string | undefined): number {
   if (text === undefined) usageError('credits add needs an account and an amount: credits add <accountId> <amount> [note]');
@@ -163,6 +168,11 @@ function creditAmount(text: string | undefined): number {
   const micro = parseUnits(text);
   if (micro === undefined)
     usageError(`amount '${text}' is not a number of units such as 50, 0.25 or -2.5 (at most 6 decimals); --micro takes micro-units`);
+  // amounts were micro-units before: an old `credits add acct 50000000` must not add 50 million units
+  if (Math.abs(micro) >= LARGE && !values.yes)
+    usageError(
+      `${formatMoney(micro)} units is a lot: amounts are in units (50 = 50.00). Add --micro if '${text}' is micro-units, or --yes if you mean it`,
+    );
   return micro;
 }
 
