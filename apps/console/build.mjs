@@ -23,6 +23,8 @@ export async function buildConsole({ outdir = join(here, 'dist'), minify = true 
     target: ['chrome111', 'firefox115', 'safari16'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
+    // workspace packages from their TypeScript sources (the money formatter the CLIs share)
+    conditions: ['relay-source'],
     minify,
     sourcemap: 'linked',
     metafile: true,

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
-import { AppError, parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { CAPABILITIES, createWebhookStore, type Doors } from '@relay/jobs';
 import type { Billing } from '@relay/billing';
 import type { Registry } from 'prom-client';
@@ -18,7 +18,9 @@ import { geminiRoutes } from './gemini/routes.js';
 import { googleDialect } from './gemini/versions.js';
 import { opsRoutes } from './health.js';
 import { createApiMetrics } from './metrics.js';
+import { buildOpenApiDocument } from './openapi/document.js';
 import { openApiRoutes } from './openapi/routes.js';
+import { noRoute, routesOf } from './http/no-route.js';
 import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/errors.js';
 import './http/locals.js';
@@ -76,6 +78,7 @@ export function createApp(deps: ApiDeps) {
   const publicBase = (req: Request) => config.PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
   const files = createFileRecords(deps.redis, config.REDIS_PREFIX);
   const batches = createBatchRecords(deps.redis, config.REDIS_PREFIX);
+  const openApi = buildOpenApiDocument(deps.catalog, deps.doors, RELAY_VERSION);
 
   app.use(deps.turns.middleware);
   app.use(requestId);
@@ -83,7 +86,7 @@ export function createApp(deps: ApiDeps) {
   app.use(createApiMetrics(deps.registry, deps.queues).middleware);
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
-  app.use(openApiRoutes(deps.catalog, deps.doors, RELAY_VERSION));
+  app.use(openApiRoutes(openApi));
   app.use(
     consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }),
     errorHandler('openai', log),
@@ -96,7 +99,7 @@ export function createApp(deps: ApiDeps) {
       '/admin',
       admin,
       adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }),
-      consoleAdminRoutes({ ...deps, prefix }),
+      consoleAdminRoutes({ ...deps, prefix, demoKeyFile: config.DEMO_KEY_FILE }),
       errorHandler('openai', log),
     );
     app.use(
@@ -110,6 +113,7 @@ export function createApp(deps: ApiDeps) {
         catalog: deps.catalog,
         sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
         bodyLimit: config.BODY_LIMIT_BYTES,
+        simulatorUrl: config.SIMULATOR_URL,
       }),
       adminBatchRoutes(batches, deps.store),
       errorHandler('openai', log),
@@ -198,11 +202,9 @@ export function createApp(deps: ApiDeps) {
     errorHandler('openai', log),
   );
   app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS), errorHandler('openai', log));
-  const noRoute = () => {
-    throw new AppError('not_found', 'no such route');
-  };
   const [google, openai] = [errorHandler('google', log), errorHandler('openai', log)];
-  app.use(noRoute, ((error, req, res, next) =>
+  // the routes the document lists are the ones a mistyped path is compared with
+  app.use(noRoute(routesOf(openApi)), ((error, req, res, next) =>
     (googleDialect(req) ? google : openai)(error, req, res, next)) satisfies ErrorRequestHandler);
   return app;
 }

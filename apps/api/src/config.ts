@@ -60,6 +60,10 @@ export const apiEnvSchema = z.object({
   CHANNEL_SECRET: envString().optional(),
   /** The built console (index.html and assets/); by default dist/console beside the bundle, or apps/console/dist. */
   CONSOLE_DIR: envString().optional(),
+  /** The upstream simulator's address: channels whose base URL is on it are shown as simulated (npm start and the compose simulator profile). */
+  SIMULATOR_URL: envUrl().optional(),
+  /** npm start's demo-key.json: its key fills the console playground's key field for a signed-in operator. */
+  DEMO_KEY_FILE: envString().optional(),
   /** How often each api process adds its per-minute request statistics to Redis (the console's traffic chart). */
   STATS_FLUSH_MS: envInt(100, 60_000).default(5_000),
   ...redisEnv,

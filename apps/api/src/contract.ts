@@ -18,6 +18,7 @@ export {
   accountSummarySchema,
   adminCatalogSchema,
   consoleConfigSchema,
+  demoKeySchema,
   queueStatsSchema,
 } from './admin/console-schemas.js';
 export { scheduleStatsSchema } from './admin/schedule-stats.js';

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 /** 100 units of account currency, in micro-units: a few thousand simulated images. */
 const DEMO_CREDIT = 100_000_000;
 
+/** In the data directory; the api reads it too (DEMO_KEY_FILE), for the console playground. */
+export const DEMO_KEY_FILE = 'demo-key.json';
+
 interface DemoKey {
   accountId: string;
   keyId: string;
@@ -15,7 +18,7 @@ interface DemoKey {
  * again through the admin API when it no longer works (Redis emptied, key revoked).
  */
 export async function demoKey(apiUrl: string, adminToken: string, dataDir: string): Promise<DemoKey> {
-  const file = join(dataDir, 'demo-key.json');
+  const file = join(dataDir, DEMO_KEY_FILE);
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${apiUrl}/admin${path}`, {
       method,

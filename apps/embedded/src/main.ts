@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { onShutdown, runMain } from '@relay/core';
 import { repoRoot, spawnApp, type AppProcess } from '@relay/local';
 import { banner } from './banner.js';
 import { loadEmbeddedConfig } from './config.js';
 import { EMBEDDED_API_DEFAULTS } from './defaults.js';
 import { adminTokenIn, announceRunning, channelSecretIn } from './data-dir.js';
-import { demoKey } from './demo-key.js';
+import { DEMO_KEY_FILE, demoKey } from './demo-key.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
 import { surveyRedis } from './redis-survey.js';
 
@@ -48,8 +48,8 @@ await runMain(async () => {
       const app: AppProcess = await spawnApp(...args);
       started.push(() => app.stop());
     };
+    const simUrl = `http://127.0.0.1:${config.SIM_PORT}`;
     if (simulated) {
-      const simUrl = `http://127.0.0.1:${config.SIM_PORT}`;
       await start(
         'simulator',
         { ...env, SIM_PORT: String(config.SIM_PORT), SIM_LATENCY_MS: String(config.SIM_LATENCY_MS) },
@@ -65,7 +65,19 @@ await runMain(async () => {
       });
     }
     await start('worker', env, { echo: true });
-    await start('api', { ...EMBEDDED_API_DEFAULTS, ...env, HOST: config.HOST, PORT: String(config.PORT) }, { echo: true });
+    await start(
+      'api',
+      {
+        ...EMBEDDED_API_DEFAULTS,
+        ...env,
+        HOST: config.HOST,
+        PORT: String(config.PORT),
+        // the console marks the simulator's channels, and offers the demo key (written below) to a signed-in operator
+        ...(simulated ? { SIMULATOR_URL: simUrl } : {}),
+        DEMO_KEY_FILE: join(dataDir, DEMO_KEY_FILE),
+      },
+      { echo: true },
+    );
 
     const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
     const demo = await demoKey(apiUrl, adminToken, dataDir);

@@ -1,4 +1,4 @@
-import { AppError, getObject } from '@relay/core';
+import { AppError, formatMoney, getObject } from '@relay/core';
 import { jobOptions } from '@relay/jobs';
 import { PARKED_MS } from '@relay/scheduler';
 import { feedLineScript } from './commands.js';
@@ -47,7 +47,7 @@ export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: Batc
   if (carved.outcome === 'short') {
     const error = new AppError(
       'insufficient_balance',
-      `insufficient balance: this line may cost up to ${reservation.amount} micro-units and the batch's hold is spent`,
+      `insufficient balance: this line may cost up to ${formatMoney(reservation.amount)} and the batch's hold is spent`,
     );
     return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
   }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { AppError } from '@relay/core';
+import { AppError, formatMoney } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import {
   beginScript,
@@ -135,7 +135,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
     if (status === 0) {
       throw new AppError(
         'insufficient_balance',
-        `insufficient balance: this request may cost up to ${r.amount} micro-units and ${balance} are available`,
+        `insufficient balance: this request may cost up to ${formatMoney(r.amount)} and the account has ${formatMoney(balance)} available`,
       );
     }
     return { balance, reserved };

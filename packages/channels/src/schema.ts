@@ -87,6 +87,7 @@ export const channelViewSchema = z.object({
   timeoutMs: z.number().int().nullable(),
   disabled: z.boolean(),
   disabledReason: z.string().nullable(),
+  simulated: z.boolean().describe("Its base URL is the upstream simulator's (SIMULATOR_URL): what it answers is made up, not the vendor's"),
   state: z
     .enum(CHANNEL_STATES)
     .describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),

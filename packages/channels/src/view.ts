@@ -50,8 +50,24 @@ export async function readHealth(redis: Redis, prefix: string, channels: Channel
   return out;
 }
 
-/** Channels as the admin API shows them (never a key). */
-export async function channelViews(redis: Redis, prefix: string, catalog: Catalog, channels: ChannelRecord[]): Promise<ChannelView[]> {
+/** Whether `baseUrl` is on the simulator's origin (scheme, host and port). */
+function onSimulator(baseUrl: string, simulatorUrl: string | undefined) {
+  if (!simulatorUrl) return false;
+  try {
+    return new URL(baseUrl).origin === new URL(simulatorUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Channels as the admin API shows them (never a key); `simulatorUrl` marks those that point at the simulator. */
+export async function channelViews(
+  redis: Redis,
+  prefix: string,
+  catalog: Catalog,
+  channels: ChannelRecord[],
+  simulatorUrl?: string,
+): Promise<ChannelView[]> {
   const health = await readHealth(redis, prefix, channels);
   return channels.map((c) => ({
     id: c.id,
@@ -69,6 +85,7 @@ export async function channelViews(redis: Redis, prefix: string, catalog: Catalo
     timeoutMs: c.timeoutMs,
     disabled: c.disabled,
     disabledReason: c.disabledReason,
+    simulated: onSimulator(c.baseUrl, simulatorUrl),
     ...health.get(c.id)!,
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,

@@ -17,3 +17,4 @@ export * from './lua-command.js';
 export * from './redis-lock.js';
 export * from './errors/validate.js';
 export * from './json-shape.js';
+export * from './money/money.js';

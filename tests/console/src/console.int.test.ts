@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, expect, test } from 'vitest';
 import { loadApiConfig, startApi } from '@relay/api';
 import { createLogger, loadCatalog } from '@relay/core';
+import { formatMoney } from '@relay/core/money';
 import { channelsReachedWorker, postJson } from '@relay/e2e';
 import { IMAGE_MODEL, json, SHOTS, SPEECH_MODEL, startConsoleStack } from './console-stack.js';
 
@@ -30,9 +31,7 @@ test('sign in: a wrong token is refused, the right one opens the overview with c
   const spent = relay.days.reduce((sum, d) => sum + d.charged, 0);
   expect(spent).toBeGreaterThan(0);
   await page.locator('.chart-canvas canvas').first().waitFor();
-  await expect
-    .poll(() => page.getByTestId('period-spend').textContent())
-    .toBe((spent / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await expect.poll(() => page.getByTestId('period-spend').textContent()).toBe(formatMoney(spent));
   // traffic comes from the api's per-minute buckets once they are flushed
   await expect
     .poll(() => page.getByRole('list', { name: 'Requests in the window by kind' }).textContent(), { timeout: 20_000 })
@@ -78,9 +77,7 @@ test('money: credit with a note changes the balance and shows in the ledger', as
   await expect.poll(() => page.getByRole('status').filter({ hasText: 'Done' }).textContent()).toContain('balance is now');
   const after = await json<{ balance: number }>(stack.admin('GET', `/accounts/${customer.accountId}`));
   expect(after.balance - before.balance).toBe(12_500_000);
-  await expect
-    .poll(() => page.getByTestId('balance').textContent())
-    .toBe((after.balance / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+  await expect.poll(() => page.getByTestId('balance').textContent()).toBe(formatMoney(after.balance));
   await page.getByRole('region', { name: 'Ledger entries, newest first' }).getByText('invoice 42').waitFor();
 });
 

@@ -98,9 +98,41 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     expect(typo.message).toMatch(/unknown field/);
   });
 
-  test('unknown routes and methods answer 404 in the same dialect', async () => {
+  test('unknown routes and methods answer 404 in the same dialect, naming the nearest route and /docs', async () => {
     await expectOpenAIError(await fetch(`${stack.url}/v1/images/edits`, { method: 'POST' }), 404);
-    await expectOpenAIError(await fetch(endpoint()), 404);
+    expect((await expectOpenAIError(await fetch(endpoint()), 404)).message).toBe(
+      'no such route: GET /v1/images/generations; did you mean POST /v1/images/generations? Every route is listed at /docs',
+    );
+    const typo = await expectOpenAIError(await postJson(`${stack.url}/v1/images/generate`, valid, key), 404);
+    expect(typo.message).toBe(
+      'no such route: POST /v1/images/generate; did you mean POST /v1/images/generations? Every route is listed at /docs',
+    );
+    // an id in the path is no typo: the route around it is found
+    expect((await expectOpenAIError(await fetch(`${stack.url}/v1/batches/batch_abc/reslts`), 404)).message).toMatch(
+      /did you mean GET \/v1\/batches\/\{batchId\}\/results\?/,
+    );
+    expect((await expectOpenAIError(await fetch(`${stack.url}/nothing-like-it-at-all`), 404)).message).toBe(
+      'no such route: GET /nothing-like-it-at-all; every route is listed at /docs',
+    );
+    // under Google's paths, Google's error shape
+    const google = await fetch(`${stack.url}/v1beta/modells`, { headers: { 'x-goog-api-key': key } });
+    expect(google.status).toBe(404);
+    expect(((await google.json()) as { error: { status: string; message: string } }).error).toMatchObject({
+      status: 'NOT_FOUND',
+      message: expect.stringMatching(/did you mean GET \/v1beta\/models\?/),
+    });
+  });
+
+  test('a wrong size or model names the nearest valid one', async () => {
+    const small = await expectOpenAIError(await postJson(endpoint(), { ...valid, size: '1024x1024' }, key), 400);
+    expect(small).toMatchObject({
+      param: 'size',
+      message: expect.stringMatching(/: try 2048x2048 \(the recommended 2K size for 1:1\) or the keyword 2K$/),
+    });
+    const lower = await expectOpenAIError(await postJson(endpoint(), { ...valid, size: '2k' }, key), 400);
+    expect(lower.message).toBe('size "2k": the keywords are 2K and 3K, in capitals; did you mean "2K"?');
+    const model = await expectOpenAIError(await postJson(endpoint(), { ...valid, model: 'vendor-gen-5-0' }, key), 400);
+    expect(model).toMatchObject({ param: 'model', message: expect.stringMatching(/did you mean "vendor-gen-5-0-260128"\?/) });
   });
 });
 
@@ -137,24 +169,25 @@ describe('admin API and CLI', () => {
         child.stdout.on('data', (c: Buffer) => (out += c.toString()));
         child.on('exit', (code) => resolve({ code, out }));
       });
-    const account = await run('accounts', 'create', 'cli', 'team');
+    const account = await run('accounts', 'create', 'cli', 'team', '--json');
     expect(account.code).toBe(0);
     const { id, name } = JSON.parse(account.out) as { id: string; name: string };
     expect(name).toBe('cli team');
-    const created = await run('keys', 'create', id, 'laptop', '--rate-limit', '30');
+    const created = await run('keys', 'create', id, 'laptop', '--rate-limit', '30', '--json');
     const { key: secret, rateLimitPerMinute } = JSON.parse(created.out) as { key: string; rateLimitPerMinute: number };
     expect(rateLimitPerMinute).toBe(30);
     const broke = await postJson(endpoint(), valid, secret);
     expect(broke.status).toBe(402);
     expect(((await broke.json()) as { error: { type: string } }).error.type).toBe('insufficient_balance');
-    expect((await run('credits', 'add', id, '30000', 'first', 'top-up')).code).toBe(0);
+    // amounts in units: 0.03 is the one image's 30,000 micro-units
+    expect((await run('credits', 'add', id, '0.03', 'first', 'top-up')).code).toBe(0);
     expect((await postJson(endpoint(), { ...valid, user: 'cli-user' }, secret)).status).toBe(200);
-    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user')).out) as {
+    const usage = JSON.parse((await run('usage', id, '--model', 'vendor-gen-4-0-250828', '--user', 'cli-user', '--json')).out) as {
       entries: Array<{ type: string }>;
     };
     expect(usage.entries.map((e) => e.type)).toEqual(['settle', 'reserve']);
-    expect(JSON.parse((await run('usage', id, '--user', 'someone-else')).out)).toEqual({ entries: [], nextCursor: null });
-    const shown = JSON.parse((await run('accounts', 'show', id)).out) as { balance: number; spent: number };
+    expect(JSON.parse((await run('usage', id, '--user', 'someone-else', '--json')).out)).toEqual({ entries: [], nextCursor: null });
+    const shown = JSON.parse((await run('accounts', 'show', id, '--json')).out) as { balance: number; spent: number };
     expect(shown).toMatchObject({ balance: 0, spent: 30_000 });
     expect((await run('nonsense')).code).toBe(2);
   });
@@ -176,9 +209,9 @@ describe('admin API and CLI', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'relay-cli-'));
     writeFileSync(join(dataDir, 'relay.json'), JSON.stringify({ url: stack.url, adminToken: stack.adminToken, pid: process.pid }));
     const found = { RELAY_DATA_DIR: dataDir };
-    const { id } = JSON.parse((await run(found, 'accounts', 'create', 'negative')).out) as { id: string };
-    expect((await run(found, 'credits', 'add', id, '50000', 'in')).code).toBe(0);
-    const corrected = await run(found, 'credits', 'add', id, '-20000', 'correction');
+    const { id } = JSON.parse((await run(found, 'accounts', 'create', 'negative', '--json')).out) as { id: string };
+    expect((await run(found, 'credits', 'add', id, '50000', 'in', '--micro')).code).toBe(0);
+    const corrected = await run(found, 'credits', 'add', id, '-0.02', 'correction', '--json');
     expect(corrected.err).toBe('');
     expect(JSON.parse(corrected.out)).toMatchObject({ balance: 30_000 });
 

@@ -1,66 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, expect, test } from 'vitest';
-import { freePort, portAnswers, repoRoot, startRedis, waitFor, SOURCE_NODE_ARGS } from '@relay/testkit';
+import { freePort, portAnswers, startRedis, waitFor } from '@relay/testkit';
+import { launch, processesOf } from './launch.js';
 
-/**
- * `npm start` (apps/embedded) as a newcomer runs it: every process it starts carries its data
- * directory in its environment, so what it leaves behind can be found by scanning /proc.
- */
+/** `npm start` (apps/embedded) as a newcomer runs it (launch.ts). */
 const redis = await startRedis();
 afterAll(() => redis.stop());
-
-/** Pids of live processes whose environment names this data directory (the launcher's children inherit it). */
-function processesOf(dataDir: string): number[] {
-  const mark = `RELAY_DATA_DIR=${dataDir}\0`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(mark);
-      } catch {
-        return false; // gone meanwhile, or not ours to read
-      }
-    })
-    .map(Number);
-}
-
-async function launch(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'relay-start-'));
-  const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort() };
-  const prefix = `start-${randomUUID().slice(0, 8)}`;
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/embedded/src/main.ts'], {
-    cwd: repoRoot,
-    // a prefix of its own: the shared Redis may hold what earlier runs (or a developer's npm start) left
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: prefix,
-      RELAY_DATA_DIR: dataDir,
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, dataDir, ports, prefix, exited, output: () => output };
-}
 
 test('a start that fails half-way (api port taken) stops everything it started and says why', async () => {
   const blocker = createServer();
   const taken = await freePort();
   await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
   try {
-    const run = await launch({ PORT: String(taken) });
+    const run = await launch(redis.url, { PORT: String(taken) });
     expect(await run.exited).not.toBe(0);
     expect(run.output()).toMatch(/EADDRINUSE|address already in use/);
     // the simulator, the embedded store and the worker had started: none of them is left
@@ -74,7 +29,7 @@ test('a start that fails half-way (api port taken) stops everything it started a
 }, 90_000);
 
 test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killing the launcher takes its children down', async () => {
-  const run = await launch({ ADMIN_TOKEN: '' });
+  const run = await launch(redis.url, { ADMIN_TOKEN: '' });
   await waitFor(() => run.output().includes('admin token:'), 60_000, 'the banner');
   const token = readFileSync(join(run.dataDir, 'admin-token'), 'utf8').trim();
   expect(run.output()).toContain(`admin token:  ${token}`);
@@ -109,6 +64,14 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   await expect(publicKey.send(new ListObjectsCommand({ Bucket: 'relay' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
   // while the relay itself stores and serves files
   const demo = JSON.parse(readFileSync(join(run.dataDir, 'demo-key.json'), 'utf8')) as { key: string };
+  // the console's playground gets the demo key (behind the admin token), its channels page the simulator
+  const asAdmin = { headers: { authorization: `Bearer ${token}` } };
+  expect(await (await fetch(`${running.url}/admin/demo-key`, asAdmin)).json()).toEqual({ key: demo.key });
+  expect((await fetch(`${running.url}/admin/demo-key`)).status).toBe(401);
+  const { channels } = (await (await fetch(`${running.url}/admin/channels`, asAdmin)).json()) as {
+    channels: Array<{ id: string; simulated: boolean }>;
+  };
+  expect(channels.filter((c) => c.id !== 'second').every((c) => c.simulated)).toBe(true);
   const made = await fetch(`${running.url}/v1/images/generations`, {
     method: 'POST',
     headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },

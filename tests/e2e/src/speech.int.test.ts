@@ -156,6 +156,15 @@ describe('Google-dialect errors', () => {
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+    // a typo names the model meant
+    const typo = await fetch(`${stack.url}/v1beta/models/vendor-2.5-flash-tts:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': key },
+      body: JSON.stringify(speechBody()),
+    });
+    expect(((await typo.json()) as { error: { message: string } }).error.message).toBe(
+      'models/vendor-2.5-flash-tts is not found for API version v1beta, or is not supported for generateContent; did you mean models/vendor-2.5-flash-preview-tts?',
+    );
   });
 
   test('a broken rule is 400 INVALID_ARGUMENT with a field violation', async () => {

@@ -123,7 +123,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const worker = await spawnApp('worker', { ...env, ...options.worker }, { bundle: options.bundle });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
   const api = await startApi(
-    loadApiConfig({ ...env, PORT: '0', ADMIN_TOKEN: adminToken, WAIT_TIMEOUT_MS: '20000', RATE_LIMIT_PER_MINUTE: '0', ...options.api }),
+    loadApiConfig({
+      ...env,
+      PORT: '0',
+      ADMIN_TOKEN: adminToken,
+      WAIT_TIMEOUT_MS: '20000',
+      RATE_LIMIT_PER_MINUTE: '0',
+      SIMULATOR_URL: sim.url,
+      ...options.api,
+    }),
     loadCatalog({}),
     log,
   );

@@ -19,6 +19,8 @@ export interface ChannelRoutesDeps {
   /** Seals keys at rest; without CHANNEL_SECRET a channel with a key cannot be added. */
   sealer: KeySealer | undefined;
   bodyLimit: number;
+  /** The upstream simulator's address (SIMULATOR_URL): channels on it are shown as simulated. */
+  simulatorUrl?: string | undefined;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface ChannelRoutesDeps {
 export function channelRoutes(deps: ChannelRoutesDeps) {
   const router = express.Router();
   const store = createChannelStore(deps.redis, deps.prefix);
-  const present = async (records: ChannelRecord[]) => channelViews(deps.redis, deps.prefix, deps.catalog, records);
+  const present = async (records: ChannelRecord[]) => channelViews(deps.redis, deps.prefix, deps.catalog, records, deps.simulatorUrl);
   const seal = (apiKey: string) => {
     if (!deps.sealer)
       throw new AppError(

@@ -6,25 +6,30 @@
  *   npm run admin -- accounts show <accountId>
  *   npm run admin -- accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
  *   npm run admin -- schedule
- *   npm run admin -- credits add <accountId> <micro-units> [note]
+ *   npm run admin -- credits add <accountId> <amount in units> [note] [--micro]
  *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
  *   npm run admin -- keys list <accountId>
  *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
  *   npm run admin -- keys revoke <keyId>
  *   npm run admin -- webhooks add <accountId> <url> [--events job.completed,job.failed] | list <accountId> | remove <id> | deliveries <id>
  *   npm run admin -- channels list | show <id> | add <id> <ark|gemini> <baseUrl> --key-env VAR [options] | set <id> [options] | remove <id>
+ * Answers print as tables, or with --json as the API's JSON.
  */
 import { parseArgs } from 'node:util';
+import { closestMatch } from 'leven';
+import { formatMoney, parseUnits } from '@relay/core/money';
+import { forPeople } from './cli-output.js';
 import { ADMIN_COMMANDS, type AdminCommand } from './cli-commands.js';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
 
-const usage = `usage:
+const usage = `usage: npm run admin -- <command> [options]
   accounts create <name>
   accounts list [search] [--limit n] [--cursor c]
   accounts show <accountId>
   accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
   schedule
-  credits add <accountId> <micro-units> [note]
+  credits add <accountId> <amount> [note]    amount in units: 50, 0.25, -2.5 (a correction); --micro: in micro-units;
+                                             1,000,000 units or more need --yes
   usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
   keys list <accountId>
   keys create <accountId> <name> [--rate-limit <requests per minute>]
@@ -40,7 +45,13 @@ const usage = `usage:
   channels remove <channelId>
     channel options: --weight n  --priority n (0 first)  --max-concurrent n  --max-per-minute n
                      --group name|none (a shared capacity)  --models public=vendor,... | default
-                     --timeout-ms n|default   (--key-env reads the key from that variable, out of shell history)`;
+                     --timeout-ms n|default   (--key-env reads the key from that variable, out of shell history)
+  help, --help, -h    this text
+  --json              the API's answer as JSON (for scripts) instead of tables
+
+  Money is shown and typed in units of the account's currency (1 unit = 1,000,000 micro-units,
+  the integers the admin API takes and answers). The relay: ADMIN_URL and ADMIN_TOKEN, else
+  the one npm start runs from this checkout.`;
 
 const target = findAdminTarget();
 const { args, restore } = protectNegatives(process.argv.slice(2));
@@ -68,21 +79,57 @@ const options = {
   'timeout-ms': { type: 'string' },
   disable: { type: 'boolean' },
   enable: { type: 'boolean' },
+  micro: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** A mistake in the command line: one line that says what is wrong, exit 2. */
+function usageError(message: string): never {
+  console.error(`${message}\nsee: npm run admin -- --help`);
+  process.exit(2);
+}
+
+/** The known word close enough to `typed` to be the one meant (a typo, not another word). */
+const nearest = (typed: string, known: readonly string[]) =>
+  closestMatch(typed, known, { maxDistance: Math.max(2, Math.floor(typed.length / 3)) });
+const didYouMean = (match: string | undefined) => (match ? `; did you mean '${match}'?` : '');
 
 const parsed = (() => {
   try {
     return parseArgs({ args, allowPositionals: true, options });
   } catch (error) {
-    console.error(`${(error as Error).message}\n${usage}`);
-    process.exit(2);
+    const option = /'(-[^']*)'/.exec((error as Error).message)?.[1];
+    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option)
+      usageError(
+        `unknown option '${option}'${didYouMean(
+          nearest(
+            option,
+            Object.keys(options).map((o) => `--${o}`),
+          ),
+        )}`,
+      );
+    usageError((error as Error).message);
   }
 })();
 const values = parsed.values;
 const positionals = parsed.positionals.map(restore);
 
-/** One admin call; expected failures are one line on stderr and exit 1, never a stack. */
-async function call(method: string, path: string, body?: unknown) {
+/** The admin API's message in its error answer, else the answer as it is. */
+const messageOf = (text: string) => {
+  try {
+    return (JSON.parse(text) as { error: { message: string } }).error.message || text;
+  } catch {
+    return text;
+  }
+};
+
+/**
+ * One admin call, its answer printed (a table, or --json as the API's JSON), and returned;
+ * expected failures are one line on stderr and exit 1, never a stack.
+ */
+async function call(method: string, path: string, body?: unknown, intro?: (answer: Record<string, unknown>) => string) {
   let res: Response;
   try {
     res = await fetch(`${target.url}/admin${path}`, {
@@ -100,10 +147,34 @@ async function call(method: string, path: string, body?: unknown) {
     process.exit(1);
   }
   if (!res.ok) {
-    console.error(`${method} ${path} -> ${res.status}: ${text}`);
+    console.error(`${method} ${path} -> ${res.status}: ${messageOf(text)}`);
     process.exit(1);
   }
-  console.log(JSON.stringify(JSON.parse(text), null, 2));
+  const answer = JSON.parse(text) as Record<string, unknown>;
+  if (values.json) return void console.log(JSON.stringify(answer, null, 2));
+  if (intro) console.log(intro(answer));
+  console.log(forPeople(answer));
+}
+
+/** 1,000,000 units, in micro-units: a credit this large must be confirmed. */
+const LARGE = 1_000_000 * 1_000_000;
+
+/** A credit's amount: units as typed (exact, no float), or with --micro an integer of micro-units. */
+function creditAmount(text: string | undefined): number {
+  if (text === undefined) usageError('credits add needs an account and an amount: credits add <accountId> <amount> [note]');
+  if (values.micro) {
+    if (!/^[-+]?\d{1,15}$/.test(text)) usageError(`--micro takes a whole number of micro-units, not '${text}'`);
+    return Number(text);
+  }
+  const micro = parseUnits(text);
+  if (micro === undefined)
+    usageError(`amount '${text}' is not a number of units such as 50, 0.25 or -2.5 (at most 6 decimals); --micro takes micro-units`);
+  // amounts were micro-units before: an old `credits add acct 50000000` must not add 50 million units
+  if (Math.abs(micro) >= LARGE && !values.yes)
+    usageError(
+      `${formatMoney(micro)} units is a lot: amounts are in units (50 = 50.00). Add --micro if '${text}' is micro-units, or --yes if you mean it`,
+    );
+  return micro;
 }
 
 const id = (value: string | undefined) => encodeURIComponent(value ?? '');
@@ -150,18 +221,28 @@ function channelOptions(): Record<string, unknown> {
   return out;
 }
 
+// keyed by ADMIN_COMMANDS: a command without an entry (or an entry no list names) is a compile error
 const commands: Record<AdminCommand, () => Promise<void>> = {
   'accounts create': () => call('POST', '/accounts', { name: rest.join(' ') }),
   'accounts list': () => call('GET', `/accounts${query(rest.length ? { q: rest.join(' ') } : {})}`),
   'accounts show': () => call('GET', `/accounts/${id(rest[0])}`),
-  'credits add': () =>
-    call('POST', `/accounts/${id(rest[0])}/credits`, { amount: Number(rest[1]), ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) }),
+  'credits add': () => {
+    const amount = creditAmount(rest[1]);
+    return call(
+      'POST',
+      `/accounts/${id(rest[0])}/credits`,
+      { amount, ...(rest[2] ? { note: rest.slice(2).join(' ') } : {}) },
+      () => `${amount < 0 ? 'took' : 'added'} ${formatMoney(Math.abs(amount))} (${Math.abs(amount).toLocaleString('en-US')} micro-units)`,
+    );
+  },
   'keys list': () => call('GET', `/accounts/${id(rest[0])}/keys`),
   'keys create': () =>
-    call('POST', `/accounts/${id(rest[0])}/keys`, {
-      name: rest.slice(1).join(' '),
-      ...(values['rate-limit'] ? { rateLimitPerMinute: Number(values['rate-limit']) } : {}),
-    }),
+    call(
+      'POST',
+      `/accounts/${id(rest[0])}/keys`,
+      { name: rest.slice(1).join(' '), ...(values['rate-limit'] ? { rateLimitPerMinute: Number(values['rate-limit']) } : {}) },
+      (key) => `the key's secret, shown this once: ${String(key.key)}`,
+    ),
   'keys revoke': () => call('DELETE', `/keys/${id(rest[0])}`),
   'accounts set': () =>
     call('PATCH', `/accounts/${id(rest[0])}`, {
@@ -182,14 +263,31 @@ const commands: Record<AdminCommand, () => Promise<void>> = {
   schedule: () => call('GET', '/schedule'),
 };
 
-const isCommand = (value: string): value is AdminCommand => (ADMIN_COMMANDS as readonly string[]).includes(value);
-// two words (`accounts create`) or one (`usage`, `schedule`)
-const name = [`${first} ${second}`, `${first}`].find(isCommand);
-const command = name ? commands[name] : undefined;
-if (!command) {
+const GROUPS = [...new Set(Object.keys(commands).map((c) => c.split(' ')[0]!))];
+if (values.help || first === 'help') {
+  console.log(usage);
+  process.exit(0);
+}
+if (first === undefined) {
   console.error(usage);
   process.exit(2);
 }
+const isCommand = (value: string): value is AdminCommand => (ADMIN_COMMANDS as readonly string[]).includes(value);
+// two words (`accounts create`) or one (`usage`, `schedule`)
+const name = [`${first} ${second}`, first].find(isCommand);
+if (!name) {
+  if (!GROUPS.includes(first)) {
+    const meant = nearest(first, [...GROUPS, 'help']);
+    usageError(`unknown command '${first}'${meant ? didYouMean(meant) : `; the commands: ${[...GROUPS, 'help'].join(', ')}`}`);
+  }
+  const subcommands = Object.keys(commands)
+    .filter((c) => c.startsWith(`${first} `))
+    .map((c) => c.split(' ')[1]!);
+  if (second === undefined) usageError(`'${first}' needs one of: ${subcommands.join(', ')}`);
+  const meant = nearest(second, subcommands);
+  usageError(`unknown command '${first} ${second}'${didYouMean(meant && `${first} ${meant}`)}`);
+}
+const command = commands[name];
 if (!target.token) {
   console.error(`no admin token: set ADMIN_TOKEN (npm start prints it and keeps it in .data/admin-token)`);
   process.exit(2);

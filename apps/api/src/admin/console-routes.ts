@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Catalog } from '@relay/core';
@@ -17,6 +18,8 @@ export interface ConsoleAdminDeps {
   prefix: string;
   queues: Queues;
   catalog: Catalog;
+  /** npm start's demo-key.json (DEMO_KEY_FILE); unset on any other relay. */
+  demoKeyFile?: string | undefined;
 }
 
 const RECENT_FAILURES = 10;
@@ -28,7 +31,7 @@ const readableReason = (reason: string | undefined) => {
 };
 
 /** The read-only admin routes behind the console's lists and charts (mounted under /admin). */
-export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, catalog }: ConsoleAdminDeps) {
+export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, catalog, demoKeyFile }: ConsoleAdminDeps) {
   const router = express.Router();
 
   router.get('/accounts', async (req, res) => {
@@ -113,5 +116,20 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
     });
   });
 
+  // behind the admin token like every route here: the operator could make a key anyway, an anonymous caller never sees it
+  router.get('/demo-key', async (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ key: demoKeyFile ? await readDemoKey(demoKeyFile) : null });
+  });
+
   return router;
+}
+
+/** The key in npm start's demo-key.json, read when asked: the launcher writes it after the api is up, and again when it remakes it. */
+async function readDemoKey(file: string): Promise<string | null> {
+  try {
+    const { key } = JSON.parse(await readFile(file, 'utf8')) as { key?: unknown };
+    return typeof key === 'string' ? key : null;
+  } catch {
+    return null; // not written yet, or not the launcher's file
+  }
 }

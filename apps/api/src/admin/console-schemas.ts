@@ -56,6 +56,10 @@ export const adminCatalogSchema = z.object({
   ),
 });
 
+export const demoKeySchema = z.object({
+  key: z.string().nullable().describe("the demo account's key npm start made (DEMO_KEY_FILE), for the playground; null on any other relay"),
+});
+
 export const consoleConfigSchema = z.object({
   adminEnabled: z.boolean().describe('whether ADMIN_TOKEN is set (the console can sign in)'),
   version: z.string(),

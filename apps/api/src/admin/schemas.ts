@@ -32,7 +32,7 @@ export const creditBody = z.strictObject({
     .number()
     .int('amount is in integer micro-units')
     .refine((n) => n !== 0, 'amount must not be 0')
-    .describe('micro-units; negative to correct a mistake, never below a zero balance'),
+    .describe('integer micro-units (1,000,000 = one unit); negative to correct a mistake, never below a zero balance'),
   note: z.string().max(500).optional(),
 });
 

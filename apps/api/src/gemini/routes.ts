@@ -40,7 +40,7 @@ export function geminiRoutes(deps: GeminiDeps) {
     router.get(`/${version}/models/:model`, geminiCaller, ...admit, (req, res) => {
       const id = String(req.params.model);
       const model = ownValue(deps.catalog.speechModels, id);
-      if (!model) throw modelNotFound(version, id);
+      if (!model) throw modelNotFound(version, id, Object.keys(deps.catalog.speechModels));
       res.json(geminiModel(id, model));
     });
 
@@ -52,7 +52,11 @@ export function geminiRoutes(deps: GeminiDeps) {
       ...admit,
       (req: Request, _res: Response, next: NextFunction) => {
         const id = String(req.params.modelAction).slice(0, -COUNT_TOKENS.length);
-        next(ownValue(deps.catalog.speechModels, id) ? undefined : modelNotFound(version, id, 'countTokens'));
+        next(
+          ownValue(deps.catalog.speechModels, id)
+            ? undefined
+            : modelNotFound(version, id, Object.keys(deps.catalog.speechModels), 'countTokens'),
+        );
       },
       jsonBody(deps.config.BODY_LIMIT_BYTES, 6 * MAX_PART_CHARS),
       (req: Request, res: Response) => void res.json(countTokens(parseOrThrow(countTokensBody, req.body))),

@@ -11,7 +11,7 @@ import {
   keyListSchema,
   newKeySchema,
 } from '../admin/schemas.js';
-import { accountListSchema, adminCatalogSchema, consoleConfigSchema, queueStatsSchema } from '../admin/console-schemas.js';
+import { accountListSchema, adminCatalogSchema, consoleConfigSchema, demoKeySchema, queueStatsSchema } from '../admin/console-schemas.js';
 import { scheduleStatsSchema } from '../admin/schedule-stats.js';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 import { trafficSchema } from '../stats/read-traffic.js';
@@ -72,6 +72,7 @@ export function componentSchemas() {
     ScheduleStats: scheduleStatsSchema,
     AdminCatalog: adminCatalogSchema,
     ConsoleConfig: consoleConfigSchema,
+    DemoKey: demoKeySchema,
     FileObject: fileObjectSchema,
     FileList: fileListSchema,
     FileDeleted: fileDeletedSchema,

@@ -96,5 +96,13 @@ export function consolePaths() {
         responses: { '200': ok('The catalog', 'AdminCatalog'), ...errors('OpenAIError', [401]) },
       },
     },
+    '/admin/demo-key': {
+      get: {
+        tags: ['admin'],
+        summary: "The demo account's key npm start made, for the console playground (null on any other relay)",
+        security: admin,
+        responses: { '200': ok('The demo key, or null', 'DemoKey'), ...errors('OpenAIError', [401]) },
+      },
+    },
   };
 }

@@ -15,7 +15,7 @@ const INIT = `window.ui = SwaggerUIBundle({
 });`;
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>relay API reference</title><link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
+<title>relay API reference</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui.css">
 <style>body{margin:0;font-family:system-ui,sans-serif}header{padding:.75rem 1.25rem;border-bottom:1px solid #ddd;display:flex;gap:1.5rem;align-items:baseline;flex-wrap:wrap}header a{color:#1d4ed8}</style>
 </head><body><header><strong>relay API reference</strong><a href="/openapi.json">openapi.json</a><a href="/console">console</a></header>
 <main id="reference"><noscript>This page renders <a href="/openapi.json">/openapi.json</a> with JavaScript.</noscript></main>

@@ -152,6 +152,9 @@ function routePaths(catalog: Catalog) {
       post: {
         tags: ['admin'],
         summary: 'Credit (or correct) the balance',
+        description:
+          'Every amount of the admin API is an integer of micro-units: 1,000,000 micro-units are one unit of the account currency. ' +
+          'The admin CLI (`npm run admin -- credits add <account> 50`) and the console take units and send micro-units.',
         security: admin,
         parameters: [pathId('id')],
         requestBody: { required: true, content: json('CreditBody') },

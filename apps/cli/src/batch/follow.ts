@@ -2,11 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SingleBar } from 'cli-progress';
 import type OpenAI from 'openai';
 import type { Batch } from 'openai/resources/batches';
+import { formatMoney } from '@relay/core/money';
 import { openCollector, readState, writeState, type OutputLine } from './collect.js';
 import type { RelayTarget } from './target.js';
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
-const units = (micro: number) => (micro / 1_000_000).toFixed(2);
+
+/** The relay's own field on a batch: what its lines were charged so far and when it should end. */
+export const progressOf = (batch: Batch) =>
+  (batch as Batch & { progress?: { charged: number; estimated_completion_at: number | null } }).progress;
 
 /** The lines finished since `after`, or undefined once the batch has ended (its files hold them all). */
 async function results(target: RelayTarget, batchId: string, after: number) {
@@ -41,7 +45,7 @@ function progressBar(quiet: boolean) {
       const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
       const done = counts.completed + counts.failed;
       const minutes = batch.in_progress_at ? (Date.now() / 1000 - batch.in_progress_at) / 60 : 0;
-      const progress = (batch as Batch & { progress?: { charged: number; estimated_completion_at: number | null } }).progress;
+      const progress = progressOf(batch);
       const eta = progress?.estimated_completion_at
         ? `${Math.max(0, Math.round(progress.estimated_completion_at - Date.now() / 1000))}s`
         : '-';
@@ -49,7 +53,7 @@ function progressBar(quiet: boolean) {
         failed: counts.failed,
         rate: minutes > 0 ? Math.round(done / minutes) : 0,
         eta,
-        charged: units(progress?.charged ?? 0),
+        charged: formatMoney(progress?.charged ?? 0),
         status: batch.status,
       };
       if (quiet) return;

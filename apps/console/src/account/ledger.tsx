@@ -3,7 +3,8 @@ import { admin, withQuery } from '../api/client.js';
 import type { AdminCatalog, KeyRecord, LedgerEntry, LedgerPage } from '../api/types.js';
 import { useAdmin } from '../api/use-admin.js';
 import { DataTable } from '../components/data-table.js';
-import { dateTime, money } from '../components/format.js';
+import { DateCell } from '../components/cells.js';
+import { money } from '../components/format.js';
 import { ErrorNote } from '../components/status.js';
 
 interface Filters {
@@ -112,7 +113,7 @@ export function Ledger({ accountId, keys, version }: { accountId: string; keys: 
         rowKey={(e) => e.id}
         empty="No entries match."
         columns={[
-          { label: 'Time', cell: (e) => dateTime(e.at) },
+          { label: 'Time', cell: (e) => <DateCell at={e.at} /> },
           { label: 'Type', cell: (e) => e.type },
           { label: 'Model', cell: (e) => e.model || '—' },
           { label: 'Key', cell: (e) => (e.keyId ? (keyName.get(e.keyId) ?? e.keyId) : '—') },

@@ -3,6 +3,7 @@ import type * as contract from '@relay/api/contract';
 
 /** The admin API's answers and bodies, inferred from the server's own zod schemas (types only). */
 export type ConsoleConfig = z.output<typeof contract.consoleConfigSchema>;
+export type DemoKey = z.output<typeof contract.demoKeySchema>;
 export type AccountSummary = z.output<typeof contract.accountSummarySchema>;
 export type AccountList = z.output<typeof contract.accountListSchema>;
 export type AccountDetails = z.output<typeof contract.accountDetailsSchema>;

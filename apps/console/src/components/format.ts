@@ -1,23 +1,5 @@
-/** Micro-units (integers, 1,000,000 = one unit of the account's currency) for people. */
-export function money(micro: number): string {
-  const units = micro / 1_000_000;
-  return units.toLocaleString('en-US', {
-    minimumFractionDigits: 2,
-    maximumFractionDigits: Math.abs(micro) < 10_000 && micro !== 0 ? 6 : 2,
-  });
-}
-
-/**
- * "12.5" or "-0.000001" (units) -> integer micro-units, exactly (no floating point), or
- * undefined when it is not such a number.
- */
-export function parseUnits(text: string): number | undefined {
-  const match = /^\s*(-?)(\d{1,9})(?:\.(\d{1,6}))?\s*$/.exec(text);
-  if (!match) return undefined;
-  const [, sign, whole, fraction = ''] = match;
-  const micro = Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0'));
-  return sign ? -micro : micro;
-}
+/** Money: the one formatter and parser the CLIs use too (units, exact; see @relay/core/money). */
+export { formatMoney as money, parseUnits } from '@relay/core/money';
 
 export const count = (n: number) => n.toLocaleString('en-US');
 

@@ -3,7 +3,8 @@ import { useLocation } from 'preact-iso';
 import { admin, withQuery } from '../api/client.js';
 import type { Account, AccountList, AccountSummary } from '../api/types.js';
 import { DataTable } from '../components/data-table.js';
-import { dateTime, money } from '../components/format.js';
+import { DateCell } from '../components/cells.js';
+import { money } from '../components/format.js';
 import { ErrorNote } from '../components/status.js';
 import { accountPath } from '../layout/nav.js';
 
@@ -71,7 +72,7 @@ export function AccountsPage() {
               numeric: true,
               cell: (a) => (a.maxInFlight === null ? String(a.weight) : `${a.weight} (at most ${a.maxInFlight} in flight)`),
             },
-            { label: 'Created', cell: (a) => dateTime(a.createdAt) },
+            { label: 'Created', cell: (a) => <DateCell at={a.createdAt} /> },
           ]}
         />
       </div>

@@ -3,7 +3,8 @@ import { admin, download, withQuery } from '../api/client.js';
 import type { AdminBatch, AdminBatchList } from '../api/types.js';
 import { useAdmin } from '../api/use-admin.js';
 import { DataTable } from '../components/data-table.js';
-import { count, dateTime, money } from '../components/format.js';
+import { IdCell, DateCell } from '../components/cells.js';
+import { count, money } from '../components/format.js';
 import { ErrorNote, Loading } from '../components/status.js';
 import { accountPath } from '../layout/nav.js';
 
@@ -68,8 +69,15 @@ export function BatchesPage() {
           rowKey={(b) => b.id}
           empty="No batch yet."
           columns={[
-            { label: 'Batch', cell: (b) => <code class="id">{b.id}</code> },
-            { label: 'Account', cell: (b) => <a href={accountPath(b.account_id)}>{b.account_id}</a> },
+            { label: 'Batch', cell: (b) => <IdCell id={b.id} /> },
+            {
+              label: 'Account',
+              cell: (b) => (
+                <a href={accountPath(b.account_id)}>
+                  <IdCell id={b.account_id} />
+                </a>
+              ),
+            },
             {
               label: 'Status',
               cell: (b) => (
@@ -82,7 +90,7 @@ export function BatchesPage() {
             },
             { label: 'Progress', cell: (b) => <Progress batch={b} /> },
             { label: 'Charged', numeric: true, cell: (b) => money(b.progress.charged) },
-            { label: 'Created', cell: (b) => dateTime(b.created_at * 1000) },
+            { label: 'Created', cell: (b) => <DateCell at={b.created_at * 1000} /> },
             {
               label: 'Actions',
               cell: (b) => (

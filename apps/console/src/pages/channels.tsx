@@ -5,6 +5,7 @@ import { useAdmin } from '../api/use-admin.js';
 import { DataTable } from '../components/data-table.js';
 import { count, dateTime } from '../components/format.js';
 import { ErrorNote, Loading } from '../components/status.js';
+import './channels.css';
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 
@@ -26,6 +27,19 @@ function State({ channel }: { channel: ChannelView }) {
       {channel.state === 'open' && channel.openUntil ? ` until ${dateTime(channel.openUntil)}` : ''}
       {channel.state === 'disabled' && channel.disabledReason ? `: ${channel.disabledReason}` : ''}
     </span>
+  );
+}
+
+/** Said plainly when channels point at the upstream simulator: "healthy" there says nothing of the vendor. */
+function SimulatedNotice({ channels }: { channels: ChannelView[] }) {
+  const simulated = channels.filter((c) => c.simulated && !c.disabled);
+  if (simulated.length === 0) return null;
+  return (
+    <p class="notice" role="note" aria-label="Simulated upstream">
+      <strong>Simulated upstream.</strong> {simulated.map((c) => c.id).join(', ')} {simulated.length === 1 ? 'points' : 'point'} at the
+      upstream simulator: the images and audio are made up, and “healthy” is the simulator's health, not the vendor's. npm start uses the
+      simulator unless ARK_BASE_URL and ARK_API_KEY (GEMINI_BASE_URL and GEMINI_API_KEY for speech) are set.
+    </p>
   );
 }
 
@@ -54,6 +68,7 @@ export function ChannelsPage() {
         seconds.
       </p>
       <ErrorNote error={error} />
+      <SimulatedNotice channels={channels.data?.channels ?? []} />
       <Loading ready={channels.data !== undefined} error={channels.error}>
         <DataTable<ChannelView>
           caption="Upstream channels"
@@ -73,7 +88,20 @@ export function ChannelsPage() {
                 </>
               ),
             },
-            { label: 'State', cell: (c) => <State channel={c} /> },
+            {
+              label: 'State',
+              cell: (c) => (
+                <>
+                  <State channel={c} />
+                  {c.simulated ? (
+                    <>
+                      <br />
+                      <span class="badge">simulated upstream</span>
+                    </>
+                  ) : null}
+                </>
+              ),
+            },
             { label: 'In flight', numeric: true, cell: (c) => count(c.inFlight) },
             { label: 'Recent calls', numeric: true, cell: (c) => `${count(c.recentCalls)}, ${percent(c.recentFailureShare)} failed` },
             { label: 'Latency', numeric: true, cell: (c) => (c.latencyMs === null ? '—' : `${count(c.latencyMs)} ms`) },

@@ -1,7 +1,8 @@
 import type { QueueStats } from '../api/types.js';
 import { useAdmin } from '../api/use-admin.js';
 import { DataTable } from '../components/data-table.js';
-import { count, dateTime } from '../components/format.js';
+import { DateCell } from '../components/cells.js';
+import { count } from '../components/format.js';
 import { Loading } from '../components/status.js';
 
 type Queue = QueueStats['queues'][number];
@@ -45,7 +46,7 @@ export function QueuesPage() {
                   label: 'Job',
                   cell: (f) => <a href={`${board}/queue/${encodeURIComponent(q.queue)}/${encodeURIComponent(f.id)}`}>{f.id}</a>,
                 },
-                { label: 'When', cell: (f) => dateTime(f.finishedOn) },
+                { label: 'When', cell: (f) => <DateCell at={f.finishedOn} /> },
                 { label: 'Attempts', numeric: true, cell: (f) => count(f.attemptsMade) },
                 { label: 'Reason', cell: (f) => f.failedReason },
               ]}

@@ -7,9 +7,21 @@ import { imageCurl, imageSdk } from './snippets.js';
 
 const SIZES = ['2K', '3K', '2048x2048', '2304x1728', '1728x2304', '2560x1440', '1440x2560'];
 
+/**
+ * The model a first try should use: the newest text-to-image model, by the release date its id
+ * ends with (YYMMDD); the catalog's order breaks ties and ids without a date.
+ */
+export function newestModel(models: AdminCatalog['imageModels']): string {
+  const date = (id: string) => /-(\d{6})$/.exec(id)?.[1] ?? '';
+  const textToImage = models.filter((m) => m.inputImages.min === 0);
+  return (
+    textToImage.reduce<string | undefined>((best, m) => (best === undefined || date(m.id) > date(best) ? m.id : best), undefined) ?? ''
+  );
+}
+
 /** A prompt in, the stored image(s) out, and the same request as curl and as openai SDK code. */
 export function ImagePanel({ apiKey, models }: { apiKey: string; models: AdminCatalog['imageModels'] }) {
-  const [model, setModel] = useState(models[0]?.id ?? '');
+  const [model, setModel] = useState(() => newestModel(models));
   const [prompt, setPrompt] = useState('a lighthouse at dusk');
   const [size, setSize] = useState('2K');
   const [busy, setBusy] = useState(false);

@@ -1,6 +1,7 @@
 import { AppError, ownValue, parseOrThrow, type Catalog } from '@relay/core';
 import { z } from 'zod';
 import { queuedSpeechRequest, speechHold } from '../admission.js';
+import { nearestModel } from '../nearest-model.js';
 import { generateContentResponseSchema } from '../answers/google.js';
 import { presentSpeech } from '../answers/present-speech.js';
 import { speechJobResultSchema, type SpeechJob } from '../speech/job.js';
@@ -16,12 +17,15 @@ export type GeminiVersion = (typeof GEMINI_VERSIONS)[number];
 /** The relay's stable link to the stored WAV rides along in this header. */
 export const AUDIO_URL_HEADER = 'X-Relay-Audio-Url';
 
-/** Google's 404 for a model it does not serve (or not for this method). */
-export const modelNotFound = (version: string, model: string, method?: string) =>
-  new AppError(
+/** Google's 404 for a model it does not serve (or not for this method), naming the nearest one it does. */
+export function modelNotFound(version: string, model: string, known: readonly string[], method?: string) {
+  const meant = nearestModel(model, known);
+  return new AppError(
     'not_found',
-    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}`,
+    `models/${model} is not found for API version ${version}${method ? `, or is not supported for ${method}` : ''}` +
+      (meant ? `; did you mean models/${meant}?` : ''),
   );
+}
 
 const ACTIONS = ['generateContent', 'streamGenerateContent'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -53,7 +57,7 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
     const model = target && ownValue(catalog.speechModels, target.model);
     if (!target || !model) {
       const version = /^\/(v1\w*)\//.exec(path)?.[1] ?? 'v1beta';
-      throw modelNotFound(version, target?.model ?? params.modelAction ?? '', 'generateContent');
+      throw modelNotFound(version, target?.model ?? params.modelAction ?? '', Object.keys(catalog.speechModels), 'generateContent');
     }
     return { ...target, spec: model };
   };

@@ -195,3 +195,43 @@ describe('maxImagesOf (the reservation basis)', () => {
     expect(maxImagesOf({ sequential_image_generation: 'auto' }, 3)).toBe(12);
   });
 });
+
+describe('errors name the nearest valid value', () => {
+  const message = (body: Record<string, unknown>) => {
+    const result = schema.safeParse({ prompt: 'a red fox', ...body });
+    return result.success ? undefined : result.error.issues[0]?.message;
+  };
+
+  test('too few or too many pixels: the recommended size of the nearest aspect ratio', () => {
+    expect(message({ model: GEN[0], size: '1024x1024' })).toBe(
+      'size 1024x1024 has 1048576 pixels; total pixels must be within [3686400, 10404496]: try 2048x2048 (the recommended 2K size for 1:1) or the keyword 2K',
+    );
+    expect(message({ model: GEN[0], size: '1920x1080' })).toMatch(
+      /: try 2848x1600 \(the recommended 2K size for 16:9\) or the keyword 2K$/,
+    );
+    expect(message({ model: GEN[0], size: '1024x1536' })).toMatch(/: try 1664x2496 \(the recommended 2K size for 2:3\)/);
+    expect(message({ model: GEN[0], size: '4096x4096' })).toMatch(/: try 3072x3072 \(the recommended 3K size for 1:1\) or the keyword 3K$/);
+    expect(message({ model: GEN[0], size: '7681x480' })).toMatch(
+      /width\/height must be within \[1\/16, 16\]: try 3136x1344 \(the recommended 2K size for 21:9\)/,
+    );
+  });
+
+  test('a keyword in lower case or pixels with a capital X: what was meant', () => {
+    expect(message({ model: GEN[0], size: '2k' })).toBe('size "2k": the keywords are 2K and 3K, in capitals; did you mean "2K"?');
+    expect(message({ model: GEN[0], size: '2048X2048' })).toBe(
+      'size "2048X2048": write WIDTHxHEIGHT with a lower-case x and no spaces; did you mean "2048x2048"?',
+    );
+    expect(message({ model: GEN[0], size: '2K 2048x2048' })).toMatch(/, not both; got "2K 2048x2048"$/);
+    expect(message({ model: GEN[0], size: '4K' })).toBe(
+      'size must be a keyword (2K or 3K) or WIDTHxHEIGHT in pixels such as 2048x2048; got "4K"',
+    );
+  });
+
+  test('an unknown model: the one it starts like, or the nearest id', () => {
+    expect(message({ model: 'vendor-gen-5-0' })).toMatch(
+      /^unknown model "vendor-gen-5-0"; did you mean "vendor-gen-5-0-260128"\? Available: /,
+    );
+    expect(message({ model: 'vendor-gen-4-5-251129' })).toMatch(/did you mean "vendor-gen-4-5-251128"\?/);
+    expect(message({ model: 'gpt-image-1' })).toMatch(/^unknown model "gpt-image-1"; available: vendor-gen-3-0-t2i-250415, /);
+  });
+});

@@ -3,6 +3,7 @@ import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { generationsProblem, openAIImageFields } from './openai-fields.js';
 import { parseSize } from './size.js';
+import { nearestModel } from '../nearest-model.js';
 
 export const MAX_PROMPT_CHARS = 10_000;
 export const MAX_IMAGES_LIMIT = 15;
@@ -112,12 +113,18 @@ function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
   only('output_format', model.outputFormat, 'the 5.0 generation model');
 }
 
+/** "unknown model ...; did you mean ...?", then every model there is. */
+export function unknownModel(asked: string, known: string[]): string {
+  const meant = nearestModel(asked, known);
+  return `unknown model "${asked}"; ${meant ? `did you mean "${meant}"? Available` : 'available'}: ${known.join(', ')}`;
+}
+
 /** The full request schema for a catalog: SPEC types plus every per-model rule. */
 export function imageRequestSchema(models: Record<string, ImageModel>) {
   return imageRequestFields.superRefine((request, ctx) => {
     const model = ownValue(models, request.model);
     if (!model) {
-      refuse(ctx, ['model'], `unknown model "${request.model}"; available: ${Object.keys(models).join(', ')}`);
+      refuse(ctx, ['model'], unknownModel(request.model, Object.keys(models)));
       return;
     }
     const imageCount = checkImages(request, model, ctx) ?? 0;

@@ -1,0 +1,167 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { formatMoney } from '@relay/core/money';
+import { freePort, repoRoot, startRedis, waitFor } from '@relay/testkit';
+import { launch, processesOf } from './launch.js';
+
+/**
+ * The CLI invocations README and docs/ show, typed as a user types them, from a folder of the
+ * user's own (not the checkout: npm is pointed at it with --prefix), against the relay
+ * `npm start` runs. Nothing may be left in the repository.
+ */
+const redis = await startRedis();
+// the simulator answers fast here; the Ctrl-C test holds its calls instead of counting on slowness
+const relay = await launch(redis.url, { SIM_LATENCY_MS: '100' });
+await waitFor(() => relay.output().includes('admin token:'), 90_000, 'the banner of npm start').catch((e: Error) => {
+  throw new Error(`${e.message}: ${relay.output()}`);
+});
+const sim = `http://127.0.0.1:${relay.ports.SIM_PORT}/_sim`;
+const home = mkdtempSync(join(tmpdir(), 'relay-user-'));
+const gitStatus = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' });
+const repoBefore = gitStatus();
+
+afterAll(async () => {
+  relay.child.kill('SIGTERM');
+  await relay.exited;
+  await waitFor(() => processesOf(relay.dataDir).length === 0, 30_000, 'npm start stopped');
+  await redis.stop();
+});
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/**
+ * `npm run <script> -- <args>` in the user's folder. The data dir is npm start's (README's is
+ * the checkout's .data). `detached`: a process group of its own, as a terminal's foreground job.
+ */
+function npmRun(script: string, args: string[], options: { env?: Record<string, string>; detached?: boolean } = {}) {
+  const child = spawn('npm', ['--prefix', repoRoot, 'run', script, '--', ...args], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_DATA_DIR: relay.dataDir, ...options.env },
+    detached: options.detached,
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+  return { child, done, err: () => err };
+}
+const run = async (script: string, ...args: string[]) => npmRun(script, args).done;
+/** The JSON a command printed, after npm's own lines ("> batch", "> tsx ..."). */
+const jsonOf = <T>(out: string) => JSON.parse(out.slice(out.indexOf('{'))) as T;
+
+test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: files and a manifest in the folder it ran in', async () => {
+  writeFileSync(join(home, 'prompts.txt'), 'a red kite\na blue kite\na green kite\n');
+  const { code, err } = await run('batch', 'run', 'prompts.txt', '--model', 'vendor-gen-5-0-260128', '--size', '2K');
+  expect(code, err).toBe(0);
+  const id = /batch (batch_\w+): 3 lines/.exec(err)?.[1];
+  expect(id, err).toBeDefined();
+  const out = join(home, `batch-${id}`);
+  expect(err).toContain(`resume with: npm run batch -- resume ${id} --out ${out}`);
+  // money as the console shows it: 3 images at 0.035
+  expect(err).toContain(`batch ${id} completed: 3 done, 0 failed of 3; charged ${formatMoney(105_000)}; manifest: ${out}/manifest.json`);
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { status: string; files: Record<string, unknown[]> };
+  expect(manifest.status).toBe('completed');
+  expect(Object.keys(manifest.files)).toHaveLength(3);
+  expect(readdirSync(home).sort()).toEqual([`batch-${id}`, 'prompts.txt']); // the converted lines went to a temp folder
+
+  const status = await run('batch', 'status', id!);
+  expect(jsonOf<{ status: string; request_counts: { completed: number } }>(status.out)).toMatchObject({
+    status: 'completed',
+    request_counts: { completed: 3 },
+  });
+  const resumed = await run('batch', 'resume', id!);
+  expect(resumed.code, resumed.err).toBe(0);
+  expect(resumed.err).toContain(`batch ${id} completed: 3 done`);
+}, 120_000);
+
+test('Ctrl-C leaves the batch at the relay and says how to resume; status, cancel and resume finish it', async () => {
+  writeFileSync(join(home, 'kites.txt'), Array.from({ length: 4 }, (_, i) => `kite ${i}`).join('\n'));
+  await fetch(`${sim}/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"type":"hold","api":"images","times":4}',
+  });
+  const cli = npmRun('batch', ['run', 'kites.txt', '--out', 'kites'], { detached: true });
+  await waitFor(() => cli.err().includes('resume with:'), 60_000, 'the resume hint, once the batch exists');
+  const id = /resume (batch_\w+) --out/.exec(cli.err())![1]!;
+  await waitFor(
+    async () => ((await (await fetch(`${sim}/stats`)).json()) as { holding: number }).holding > 0,
+    60_000,
+    'a line at the upstream',
+  );
+  process.kill(-cli.child.pid!, 'SIGINT'); // what a terminal sends the foreground job
+  const stopped = await cli.done;
+  expect(stopped.err).toContain(
+    `stopped; the batch goes on at the relay. resume with: npm run batch -- resume ${id} --out ${join(home, 'kites')}`,
+  );
+
+  expect(jsonOf<{ status: string }>((await run('batch', 'status', id)).out).status).toBe('in_progress');
+  expect(jsonOf<{ status: string }>((await run('batch', 'cancel', id)).out).status).toMatch(/^cancell(ing|ed)$/);
+  await fetch(`${sim}/faults`, { method: 'DELETE' });
+  await fetch(`${sim}/release`, { method: 'POST' });
+  const resumed = await run('batch', 'resume', id, '--out', 'kites');
+  expect(resumed.code).toBe(1); // it ended, but not completed
+  expect(resumed.err).toContain(`batch ${id} cancelled:`);
+  expect(existsSync(join(home, 'kites', 'manifest.json'))).toBe(true);
+}, 120_000);
+
+test('with no relay there, the batch CLI names the address it tried and the variables to set', async () => {
+  const port = await freePort();
+  const { code, err } = await npmRun('batch', ['status', 'batch_x'], {
+    env: { RELAY_URL: `http://127.0.0.1:${port}`, RELAY_API_KEY: 'rk_x' },
+  }).done;
+  expect(code).not.toBe(0);
+  expect(err).toContain(
+    `batch: cannot reach the relay at http://127.0.0.1:${port} (connection refused); is npm start running? Set RELAY_URL (and RELAY_API_KEY) to use another relay.`,
+  );
+});
+
+test('npm run admin: help, tables, --json, amounts in units, and the nearest command for a typo', async () => {
+  for (const help of ['--help', '-h', 'help']) {
+    const { code, out, err } = await run('admin', help);
+    expect(code).toBe(0);
+    expect(out).toContain('usage: npm run admin -- <command> [options]');
+    expect(err).not.toMatch(/Unknown option/i);
+  }
+  const created = await run('admin', 'accounts', 'create', 'acme', '--json');
+  const { id } = jsonOf<{ id: string }>(created.out);
+  const table = await run('admin', 'accounts', 'create', 'acme two');
+  expect(table.out).toMatch(/│ name\s+│ acme two\s+│/);
+
+  const credited = await run('admin', 'credits', 'add', id, '50', 'first top-up');
+  expect(credited.code, credited.err).toBe(0);
+  expect(credited.out).toContain('added 50.00 (50,000,000 micro-units)');
+  expect(credited.out).toMatch(/│ balance\s+│ 50\.00\s+│/);
+  const quarter = jsonOf<{ balance: number }>((await run('admin', 'credits', 'add', id, '0.25', '--json')).out);
+  expect(quarter.balance).toBe(50_250_000);
+  const micro = jsonOf<{ balance: number }>((await run('admin', 'credits', 'add', id, '-250000', '--micro', '--json')).out);
+  expect(micro.balance).toBe(50_000_000);
+
+  // an amount written as micro-units the way the CLI once took them is refused, not credited a million times over
+  const old = await run('admin', 'credits', 'add', id, '50000000', 'invoice 42');
+  expect(old.code).toBe(2);
+  expect(old.err).toContain("50,000,000.00 units is a lot: amounts are in units (50 = 50.00). Add --micro if '50000000' is micro-units");
+
+  const key = await run('admin', 'keys', 'create', id, 'laptop');
+  expect(key.out).toMatch(/the key's secret, shown this once: rk_[\w-]{43}/);
+  const list = await run('admin', 'accounts', 'list');
+  expect(list.out).toMatch(new RegExp(`│ ${id} │ acme\\s+│\\s+50\\.00 │`));
+  const listed = jsonOf<{ accounts: Array<{ id: string; balance: number }> }>((await run('admin', 'accounts', 'list', '--json')).out);
+  expect(listed.accounts.find((a) => a.id === id)?.balance).toBe(50_000_000);
+
+  const typo = await run('admin', 'acounts', 'list');
+  expect(typo.code).toBe(2);
+  expect(typo.err).toContain("unknown command 'acounts'; did you mean 'accounts'?");
+}, 120_000);
+
+test('nothing was left in the repository', () => {
+  expect(gitStatus()).toBe(repoBefore);
+});
