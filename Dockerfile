@@ -22,6 +22,7 @@ COPY packages/billing/package.json packages/billing/
 COPY packages/scheduler/package.json packages/scheduler/
 COPY packages/batch/package.json packages/batch/
 COPY packages/channels/package.json packages/channels/
+COPY packages/audio/package.json packages/audio/
 
 # Runtime dependencies only. bull-board's valibot names typescript as a peer: nothing needs it to run.
 FROM runtime-manifests AS runtime-deps
@@ -35,7 +36,6 @@ FROM runtime-manifests AS manifests
 COPY apps/embedded/package.json apps/embedded/
 COPY apps/console/package.json apps/console/
 COPY packages/local/package.json packages/local/
-COPY packages/audio/package.json packages/audio/
 COPY packages/testkit/package.json packages/testkit/
 COPY tests/clients/package.json tests/clients/
 COPY tests/e2e/package.json tests/e2e/

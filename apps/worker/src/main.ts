@@ -33,6 +33,7 @@ import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
 import { notifyEnd } from './notify-end.js';
 import { onJobEnds } from './job-ends.js';
+import { preloadSpeechEncoder } from '@relay/audio';
 
 await runMain(async () => {
   const config = loadWorkerConfig();
@@ -144,6 +145,10 @@ await runMain(async () => {
     },
   );
   await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  // loading FFmpeg holds the event loop ~100 ms: at start, not in the middle of a job
+  preloadSpeechEncoder().catch((err: Error) =>
+    log.warn({ err: err.message }, 'the speech encoder could not be loaded; OpenAI-dialect speech will fail'),
+  );
   const schedule = schedulerMetrics(registry);
   // the pool's window: what the upstream takes at once (the queue's cap and the channels'
   // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a

@@ -7,14 +7,12 @@ import {
   FF_ENCODER_PCM_S16LE,
   type FFEncoderCodec,
 } from 'node-av/constants';
-import { z } from 'zod';
+import { CONTENT_TYPE, type SpeechFormat } from './format-names.js';
 
-/** The `response_format` values of OpenAI's `POST /v1/audio/speech`, mp3 first as its default. */
-export const speechFormatSchema = z.enum(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm']);
-export type SpeechFormat = z.infer<typeof speechFormatSchema>;
+export { contentTypeOf, speechFormatSchema, type SpeechFormat } from './format-names.js';
 
 export interface FormatSpec {
-  /** The Content-Type an answer in this format carries. */
+  /** The Content-Type an answer in this format carries (format-names.ts). */
   contentType: string;
   /** FFmpeg's encoder. */
   encoder: FFEncoderCodec;
@@ -34,14 +32,10 @@ export interface FormatSpec {
  * fragments). wav is a RIFF file and pcm the bare samples, both 16-bit little-endian.
  */
 export const formatSpecs: Readonly<Record<SpeechFormat, FormatSpec>> = {
-  mp3: { contentType: 'audio/mpeg', encoder: FF_ENCODER_LIBMP3LAME, muxer: 'mp3', sampleFormat: 's16p', bitRate: 64_000 },
-  opus: { contentType: 'audio/ogg; codecs=opus', encoder: FF_ENCODER_LIBOPUS, muxer: 'ogg', sampleFormat: 's16', bitRate: 32_000 },
-  aac: { contentType: 'audio/aac', encoder: FF_ENCODER_AAC, muxer: 'adts', sampleFormat: 'fltp', bitRate: 64_000 },
-  flac: { contentType: 'audio/flac', encoder: FF_ENCODER_FLAC, muxer: 'flac', sampleFormat: 's16' },
-  wav: { contentType: 'audio/wav', encoder: FF_ENCODER_PCM_S16LE, muxer: 'wav', sampleFormat: 's16' },
-  pcm: { contentType: 'audio/pcm', encoder: FF_ENCODER_PCM_S16LE, muxer: 's16le', sampleFormat: 's16', sampleRate: 24_000 },
+  mp3: { contentType: CONTENT_TYPE.mp3, encoder: FF_ENCODER_LIBMP3LAME, muxer: 'mp3', sampleFormat: 's16p', bitRate: 64_000 },
+  opus: { contentType: CONTENT_TYPE.opus, encoder: FF_ENCODER_LIBOPUS, muxer: 'ogg', sampleFormat: 's16', bitRate: 32_000 },
+  aac: { contentType: CONTENT_TYPE.aac, encoder: FF_ENCODER_AAC, muxer: 'adts', sampleFormat: 'fltp', bitRate: 64_000 },
+  flac: { contentType: CONTENT_TYPE.flac, encoder: FF_ENCODER_FLAC, muxer: 'flac', sampleFormat: 's16' },
+  wav: { contentType: CONTENT_TYPE.wav, encoder: FF_ENCODER_PCM_S16LE, muxer: 'wav', sampleFormat: 's16' },
+  pcm: { contentType: CONTENT_TYPE.pcm, encoder: FF_ENCODER_PCM_S16LE, muxer: 's16le', sampleFormat: 's16', sampleRate: 24_000 },
 };
-
-export function contentTypeOf(format: SpeechFormat): string {
-  return formatSpecs[format].contentType;
-}

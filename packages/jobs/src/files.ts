@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CONTENT_TYPE } from '@relay/audio/formats';
 
 /**
  * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
@@ -7,7 +8,7 @@ import { randomBytes } from 'node:crypto';
  * upstream's own signed links.
  */
 export type JobKind = 'img' | 'tts';
-const FILE_ID = /^((?:img|tts)_[0-9a-f]{32})-(\d{1,2})\.(jpeg|png|wav)$/;
+const FILE_ID = /^((?:img|tts)_[0-9a-f]{32})-(\d{1,2})\.(jpeg|png|wav|mp3|opus|aac|flac|pcm)$/;
 
 export const newJobId = (kind: JobKind) => `${kind}_${randomBytes(16).toString('hex')}`;
 const JOB_ID = /^(?:img|tts)_[0-9a-f]{32}$/;
@@ -27,4 +28,5 @@ export function parseFileId(fileId: string) {
   return { jobId, index: Number(index), extension, key: storageKeyOf(jobId, Number(index), extension) };
 }
 
-export const CONTENT_TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png', wav: 'audio/wav' };
+/** The Content-Type a stored file is served with, by its extension (speech formats: @relay/audio). */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', ...CONTENT_TYPE };

@@ -319,3 +319,46 @@ test('list pages newest first; another account sees none of it', async () => {
   expect((await other.batches.list()).data).toEqual([]);
   for (const id of ids) await until(openai, id);
 });
+
+test("a speech batch in OpenAI's dialect (/v1/audio/speech): output lines link the encoded audio, charged by the upstream usage", async () => {
+  const { openai, accountId } = await client();
+  const before = await stack.account(accountId);
+  const file = await upload(
+    openai,
+    jsonl('/v1/audio/speech', [
+      { custom_id: 'intro', body: { model: 'tts-1', voice: 'alloy', input: 'Welcome aboard.', response_format: 'opus' } },
+      { custom_id: 'outro', body: { model: 'tts-1', voice: 'onyx', input: 'Thank you for flying.', speed: 1.25 } },
+      { custom_id: 'too-fast', body: { model: 'tts-1', voice: 'onyx', input: 'x', speed: 9 } },
+    ]),
+  );
+  const created = await openai.batches.create({
+    input_file_id: file.id,
+    endpoint: '/v1/audio/speech' as '/v1/completions',
+    completion_window: '24h',
+  });
+  const batch = await until(openai, created.id);
+  expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
+  const output = await lines(openai, batch.output_file_id);
+  const types: Record<string, string> = {};
+  let charged = 0;
+  for (const line of output) {
+    const body = line.response!.body as {
+      object: string;
+      url: string;
+      content_type: string;
+      usage: { input_tokens: number; output_tokens: number };
+    };
+    expect(body.object).toBe('audio.speech');
+    const audio = await fetch(body.url);
+    expect(audio.headers.get('content-type')).toBe(body.content_type);
+    expect((await audio.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    types[line.custom_id] = body.content_type;
+    charged += Math.ceil(body.usage.input_tokens / 2) + 10 * body.usage.output_tokens;
+  }
+  expect(types).toEqual({ intro: 'audio/ogg; codecs=opus', outro: 'audio/mpeg' });
+  const [refused] = await lines(openai, batch.error_file_id);
+  expect(refused).toMatchObject({ custom_id: 'too-fast', response: { status_code: 400, body: { error: { param: 'speed' } } } });
+  const after = await stack.account(accountId);
+  expect(before.balance - after.balance).toBe(charged);
+  expect(after.reserved).toBe(0);
+});

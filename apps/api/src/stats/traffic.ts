@@ -23,7 +23,7 @@ export const minuteKey = (prefix: string, minute: number) => `${prefix}:stats:mi
  * everything else (admin, console, docs, health) is not counted.
  */
 export function trafficGroups(doors: readonly AnyDoor[]) {
-  const matchers = doors.flatMap((door) => door.http.paths.map((path) => ({ door, matches: match(path) })));
+  const matchers = doors.flatMap((door) => door.http.paths.map((path) => ({ door, matches: match(path, { decode: false }) })));
   return (path: string): TrafficGroup | undefined => {
     for (const { door, matches } of matchers) {
       const found = matches(path);

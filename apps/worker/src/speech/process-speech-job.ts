@@ -1,20 +1,12 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost, type Billing } from '@relay/billing';
-import {
-  CONTENT_TYPES,
-  fileIdOf,
-  pcmToWav,
-  sampleRateOf,
-  speechJobSchema,
-  storageKeyOf,
-  type SpeechJob,
-  type SpeechJobResult,
-} from '@relay/jobs';
+import { fileIdOf, sampleRateOf, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { cancelled } from '../job-errors.js';
+import { audioFile } from './audio-file.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
@@ -38,7 +30,7 @@ function upstreamBody(request: SpeechJob['request']) {
 
 export function createSpeechProcessor(deps: SpeechJobDeps) {
   return async (job: Job): Promise<SpeechJobResult> => {
-    const { meta, model: modelId, request } = speechJobSchema.parse(job.data);
+    const { meta, model: modelId, request, output } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
@@ -49,14 +41,14 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     });
     deps.callsOver(job.id!);
     const sampleRate = sampleRateOf(speech.mimeType);
-    const wav = pcmToWav(speech.pcm, sampleRate);
-    const key = storageKeyOf(job.id!, 0, 'wav');
+    const audio = await audioFile(speech.pcm, sampleRate, output);
+    const key = storageKeyOf(job.id!, 0, audio.extension);
     try {
-      await putBufferToStore(deps.store, key, wav, CONTENT_TYPES.wav!, deps.storeRetry);
+      await putBufferToStore(deps.store, key, audio.bytes, audio.contentType, deps.storeRetry);
     } catch (cause) {
       throw storeError('the audio', cause);
     }
-    const durationMs = Math.round((speech.pcm.length / 2 / sampleRate) * 1000);
+    const { durationMs } = audio;
     const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
     const { charged, applied } = await deps.billing.settle(
       meta.accountId,
@@ -66,10 +58,10 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       channel,
     );
     if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
-    deps.metrics.bytesStored.inc({ queue: 'speech' }, wav.length);
-    log.info({ durationMs, bytes: wav.length, charged, channel }, 'speech stored');
+    deps.metrics.bytesStored.inc({ queue: 'speech' }, audio.bytes.length);
+    log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel }, 'speech stored');
     return {
-      file: { index: 0, fileId: fileIdOf(job.id!, 0, 'wav'), bytes: wav.length, contentType: CONTENT_TYPES.wav! },
+      file: { index: 0, fileId: fileIdOf(job.id!, 0, audio.extension), bytes: audio.bytes.length, contentType: audio.contentType },
       mimeType: speech.mimeType,
       sampleRate,
       durationMs,

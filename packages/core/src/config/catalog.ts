@@ -51,6 +51,11 @@ const speechModelSchema = z.strictObject({
   /** The input token limit the upstream states for the model; the model listings report it. */
   inputTokenLimit: z.number().int().positive().default(8_192),
   voices: z.array(z.string()).min(1),
+  /**
+   * OpenAI's voice names (what tools send by default to /v1/audio/speech) -> this model's voices.
+   * Unset: the relay's table (packages/jobs/src/speech/openai-voices.ts), which names Gemini's voices.
+   */
+  openaiVoices: z.record(z.string(), z.string()).optional(),
 });
 
 export const catalogSchema = z
@@ -68,6 +73,17 @@ export const catalogSchema = z
       for (const [id, model] of Object.entries(models)) {
         if (!ownValue(catalog.upstreams, model.upstream)) {
           ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
+        }
+      }
+    }
+    for (const [id, model] of Object.entries(catalog.speechModels)) {
+      for (const [name, voice] of Object.entries(model.openaiVoices ?? {})) {
+        if (!model.voices.includes(voice)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['speechModels', id, 'openaiVoices', name],
+            message: `"${voice}" is none of the model's voices`,
+          });
         }
       }
     }

@@ -5,6 +5,7 @@ import { CAPABILITIES } from './capabilities.js';
 import type { AnyDoor } from './door.js';
 import { geminiSpeechDoor } from './gemini-speech.js';
 import { openAIImagesDoor } from './openai-images.js';
+import { openAISpeechDoor } from './openai-speech.js';
 
 /**
  * Every door of the relay, each onto one capability. Adding a dialect is a door file and a line
@@ -12,7 +13,7 @@ import { openAIImagesDoor } from './openai-images.js';
  * list it, and lookups answer its jobs in its dialect.
  */
 export function createDoors(catalog: Catalog) {
-  const doors: AnyDoor[] = [openAIImagesDoor(catalog), geminiSpeechDoor(catalog)];
+  const doors: AnyDoor[] = [openAIImagesDoor(catalog), geminiSpeechDoor(catalog), openAISpeechDoor(catalog)];
   const byName = new Map(doors.map((door) => [door.name, door]));
   /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
   const original: Record<QueueName, AnyDoor> = {
@@ -34,7 +35,7 @@ export function createDoors(catalog: Catalog) {
       const speechPaths = Object.keys(catalog.speechModels).map((m) => `/v1beta/models/${m}:generateContent`);
       throw new AppError(
         'invalid_request',
-        `endpoint must be /v1/images/generations or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
+        `endpoint must be /v1/images/generations, /v1/audio/speech, or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
         { param: 'endpoint' },
       );
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { speechFormatSchema, speechSpeedSchema } from '@relay/audio/formats';
 import { jobMetaSchema } from '../meta.js';
 import { storedFileSchema } from '../images/job.js';
 import { speechRequestFields } from './request.js';
@@ -13,6 +14,8 @@ export const speechJobSchema = z.strictObject({
   request: speechRequestFields.extend({
     generationConfig: speechRequestFields.shape.generationConfig.omit({ imageConfig: true }),
   }),
+  /** Asked through OpenAI's door: the audio is stored encoded, in this format and at this tempo (not as WAV). */
+  output: z.strictObject({ format: speechFormatSchema, speed: speechSpeedSchema }).optional(),
 });
 export type SpeechJob = z.output<typeof speechJobSchema>;
 
@@ -29,7 +32,7 @@ export const usageMetadataSchema = z.object({
 export type UsageMetadata = z.output<typeof usageMetadataSchema>;
 
 export const speechJobResultSchema = z.strictObject({
-  /** The stored WAV (the answer's base64 PCM is read back from it). */
+  /** The stored audio: a WAV (the Gemini answer's base64 PCM is read back from it), or the format the job's output asked. */
   file: storedFileSchema.omit({ size: true }),
   /** The upstream's PCM mime type, e.g. audio/L16;codec=pcm;rate=24000. */
   mimeType: z.string(),

@@ -1,0 +1,140 @@
+import { getObject, parseOrThrow, type BlobStore, type Catalog } from '@relay/core';
+import { z } from 'zod';
+import { speechHold } from '../admission.js';
+import { parseFileId } from '../files.js';
+import { speechJobResultSchema, type SpeechJob, type SpeechJobResult } from '../speech/job.js';
+import {
+  openAISpeechFields,
+  openAISpeechSchema,
+  speechModelNamed,
+  spokenText,
+  type OpenAISpeechRequest,
+} from '../speech/openai-request.js';
+import { voiceOf } from '../speech/openai-voices.js';
+import { MAX_PART_CHARS } from '../speech/request.js';
+import { SPEECH } from './capabilities.js';
+import type { Door } from './door.js';
+import { callHeaders, CALL_ERRORS, errorResponses, pendingResponse, SECURITY } from './openapi.js';
+
+const PATH = '/v1/audio/speech';
+/** Audio bytes per `speech.audio.delta` event (base64 makes each event a third larger). */
+const DELTA_BYTES = 24 * 1024;
+
+export interface OpenAISpeechCall {
+  model: string;
+  request: SpeechJob['request'];
+  output: NonNullable<SpeechJob['output']>;
+  sse: boolean;
+  /** What was asked, for Idempotency-Key comparisons. */
+  asked: OpenAISpeechRequest;
+}
+
+const usageOf = (result: SpeechJobResult) => ({
+  input_tokens: result.usageMetadata.promptTokenCount,
+  output_tokens: result.usageMetadata.candidatesTokenCount,
+  total_tokens: result.usageMetadata.totalTokenCount,
+});
+
+const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** OpenAI's speech events: the stored audio in base64 pieces as read from the store, then the usage. */
+async function* audioEvents(store: BlobStore, key: string, result: SpeechJobResult): AsyncIterable<string> {
+  const { body } = await getObject(store, key);
+  let pending = Buffer.alloc(0);
+  for await (const chunk of body) {
+    pending = Buffer.concat([pending, chunk as Buffer]);
+    while (pending.length >= DELTA_BYTES) {
+      yield sse('speech.audio.delta', { audio: pending.subarray(0, DELTA_BYTES).toString('base64') });
+      pending = pending.subarray(DELTA_BYTES);
+    }
+  }
+  if (pending.length) yield sse('speech.audio.delta', { audio: pending.toString('base64') });
+  yield sse('speech.audio.done', { usage: usageOf(result) });
+}
+
+/**
+ * OpenAI's POST /v1/audio/speech onto the speech capability: the same job as Gemini's door (the
+ * text and voices as Gemini takes them), with the audio stored in the format and tempo asked.
+ * Answered with the bytes (streamed from the store), or as OpenAI's speech events.
+ */
+export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechCall> {
+  const schema = openAISpeechSchema(catalog);
+  return {
+    name: 'openai.audio.speech',
+    capability: SPEECH,
+    dialect: 'openai',
+    http: { paths: [PATH], credentials: 'openai', maxStringBytes: () => 6 * MAX_PART_CHARS },
+    batchUrl: (url) => (url === PATH ? {} : undefined),
+    parse(sent) {
+      const asked = parseOrThrow(schema, sent.body);
+      const { id, model } = speechModelNamed(catalog, asked.model)!;
+      const voice = (name: string) => ({ prebuiltVoiceConfig: { voiceName: voiceOf(model, name)! } });
+      const speechConfig = asked.speakers
+        ? {
+            multiSpeakerVoiceConfig: { speakerVoiceConfigs: asked.speakers.map((s) => ({ speaker: s.name, voiceConfig: voice(s.voice) })) },
+          }
+        : { voiceConfig: voice(asked.voice as string) };
+      return {
+        model: id,
+        request: {
+          contents: [{ role: 'user' as const, parts: [{ text: spokenText(asked) }] }],
+          generationConfig: { responseModalities: ['AUDIO'], speechConfig },
+        },
+        output: { format: asked.response_format ?? 'mp3', speed: asked.speed ?? 1 },
+        sse: asked.stream_format === 'sse',
+        asked,
+      };
+    },
+    hold: (call) => speechHold(call.model, speechModelNamed(catalog, call.model)!.model, call.request),
+    fingerprint: (call) => call.asked,
+    inspect: async (call) => call,
+    prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({ meta, model: call.model, request: call.request, output: call.output }),
+    async present(_data, raw, { store, call }) {
+      const result = speechJobResultSchema.parse(raw);
+      const key = parseFileId(result.file.fileId)!.key;
+      if (call?.sse) return { kind: 'events', events: audioEvents(store, key, result) };
+      return { kind: 'file', key, contentType: result.file.contentType };
+    },
+    async line(_data, raw, linkBase) {
+      const result = speechJobResultSchema.parse(raw);
+      return {
+        object: 'audio.speech',
+        url: `${linkBase}/files/${result.file.fileId}`,
+        content_type: result.file.contentType,
+        bytes: result.file.bytes,
+        duration_ms: result.durationMs,
+        usage: usageOf(result),
+      };
+    },
+    openapi: () => ({
+      [PATH]: {
+        post: {
+          tags: ['speech'],
+          summary: "Synthesize speech (OpenAI's dialect)",
+          description:
+            "The same speech job as Gemini's generateContent. voice takes OpenAI's names (mapped to Gemini voices by a documented table) or the model's own; instructions lead the text as Gemini style direction; speed changes the tempo, not the pitch. Relay extension: speakers [{name, voice}] (at most 2).",
+          security: SECURITY.openai,
+          requestParams: { header: callHeaders },
+          requestBody: { required: true, content: { 'application/json': { schema: openAISpeechFields } } },
+          responses: {
+            '200': {
+              description:
+                'The audio in response_format (streamed), or with stream_format sse: speech.audio.delta events, then speech.audio.done with usage',
+              content: {
+                ...Object.fromEntries(
+                  (['audio/mpeg', 'audio/ogg', 'audio/aac', 'audio/flac', 'audio/wav', 'audio/pcm'] as const).map((type) => [
+                    type,
+                    { schema: z.string().meta({ format: 'binary' }) },
+                  ]),
+                ),
+                'text/event-stream': { schema: z.string() },
+              },
+            },
+            '202': pendingResponse,
+            ...errorResponses('openai', CALL_ERRORS),
+          },
+        },
+      },
+    }),
+  };
+}
