@@ -31,7 +31,7 @@ import { startWebhookDelivery } from './webhooks/deliver.js';
 import { startBatches } from './batches.js';
 import { schedulerMetrics } from '@relay/scheduler';
 import { createWorkers } from './workers.js';
-import { notifyEnd } from './notify-end.js';
+import { notifyEnd, notifyPartial } from './notify-end.js';
 import { onJobEnds } from './job-ends.js';
 import { preloadSpeechEncoder } from '@relay/audio';
 
@@ -114,6 +114,7 @@ await runMain(async () => {
             retry: storeRetry('images'),
             urls: parseUrlPolicy(config.URL_ALLOWLIST),
           },
+          partial: (job, file) => notifyPartial(redis, config.REDIS_PREFIX, job, file),
           log,
         }),
       },

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { notifyWaiters, type JobMeta } from '@relay/jobs';
+import type { Job } from 'bullmq';
+import { notifyWaiters, type JobMeta, type StoredFile } from '@relay/jobs';
 import type { JobEnd } from './job-ends.js';
 
 /**
@@ -12,4 +13,11 @@ export async function notifyEnd(redis: Redis, prefix: string, end: JobEnd) {
   if (!meta?.inbox) return;
   const data = end.outcome === 'completed' ? JSON.stringify(end.result) : end.failedReason;
   await notifyWaiters(redis, prefix, { type: end.outcome, jobId: end.job.id!, data }, meta.inbox);
+}
+
+/** One image of a streamed set, stored: the waiting caller sends it on at once. */
+export async function notifyPartial(redis: Redis, prefix: string, job: Job, file: StoredFile) {
+  const meta = (job.data as { meta?: Pick<JobMeta, 'inbox'> }).meta;
+  if (!meta?.inbox) return;
+  await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, meta.inbox);
 }

@@ -8,6 +8,7 @@ import { errorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
+import { createPartStream } from '../jobs/stream-answer.js';
 
 export interface DoorDeps {
   config: ApiConfig;
@@ -60,7 +61,10 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
         };
         return door.prepare(inspected, jobId, meta, deps.store);
       },
-      present: (job, result) => door.present(job.data as Payload<Q>, result, { publicBase, store: deps.store, call }),
+      present: (job, result, streamed) => door.present(job.data as Payload<Q>, result, { publicBase, store: deps.store, call, streamed }),
+      ...(door.stream?.wanted(call)
+        ? { stream: createPartStream((part) => door.stream!.part(call, part, { publicBase, store: deps.store }), deps.log) }
+        : {}),
     });
   };
   for (const path of door.http.paths) {

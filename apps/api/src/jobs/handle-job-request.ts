@@ -6,13 +6,14 @@ import type { Billing, Reservation } from '@relay/billing';
 import { newJobId, removeIfWaiting, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
 import type { Dialect } from '../http/dialects.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
-import { answer, type Presenter } from './answer.js';
+import { answer, jobLink, type Presenter } from './answer.js';
 import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
 import { waitForAdded, waitForJob } from './run-job.js';
 import { submitJob } from './submit.js';
+import type { PartStream } from './stream-answer.js';
 
 export interface JobRequestDeps {
   billing: Billing;
@@ -41,7 +42,9 @@ export interface JobSpec<P> {
   fingerprint: () => string;
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
   prepare: (jobId: string) => Promise<P>;
-  present: Presenter;
+  present: (job: Job, result: unknown, streamed?: ReadonlySet<number>) => ReturnType<Presenter>;
+  /** A call that takes the job's parts as they are made (a streamed set of images). */
+  stream?: PartStream;
 }
 
 /** How long a first request may take to get its job queued (reservation, input uploads). */
@@ -112,7 +115,7 @@ async function admit<P extends { meta: JobMeta }>(
       await route.guard(budgetMs, lane, caller.accountId);
       const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
       // the wait is registered before the job exists: its end cannot come before anyone listens
-      const wait = route.handle.waits.register(jobId, budgetMs, client);
+      const wait = route.handle.waits.register(jobId, budgetMs, client, spec.stream?.onPart);
       try {
         return {
           job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () =>
@@ -163,6 +166,11 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
     } else {
       res.set('Idempotent-Replayed', 'true');
     }
+    if (spec.stream && attempt === 0) {
+      // a client that leaves mid-stream keeps what it paid for: the job and its images stay there
+      res.set('Location', jobLink(job.id!));
+      spec.stream.begin(res);
+    }
     const outcome = wait
       ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal)
       : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
@@ -170,9 +178,21 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
-    if (outcome.state !== 'gone' && !replayOfCancelled) return answer(res, route.handle, outcome, spec.present, route.dialect, deps.store);
+    if (outcome.state !== 'gone' && !replayOfCancelled) {
+      if (spec.stream)
+        return spec.stream.end(
+          outcome,
+          () => spec.present(outcome.job, 'result' in outcome ? outcome.result : undefined, spec.stream!.sent),
+          route.dialect,
+        );
+      return answer(res, route.handle, outcome, spec.present, route.dialect, deps.store);
+    }
     if (fresh || attempt >= 2) {
-      throw new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, { retryAfterMs: 1_000 });
+      const error = new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, {
+        retryAfterMs: 1_000,
+      });
+      if (spec.stream) return spec.stream.end({ state: 'failed', job, error }, () => Promise.reject(error), route.dialect);
+      throw error;
     }
   }
 }

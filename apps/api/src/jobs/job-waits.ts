@@ -20,6 +20,8 @@ type Outcome = Pick<Ended, 'completed' | 'failed'>;
  */
 export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
   const waiting = new Map<string, Set<(end: WaitEnd, outcome?: Outcome) => void>>();
+  /** Waits that take the job's parts as they come (a streamed answer). */
+  const parts = new Map<string, (data: string) => void>();
   const wake = (jobId: string, end: WaitEnd, outcome?: Outcome) => {
     const waiters = waiting.get(jobId);
     if (!waiters) return;
@@ -27,7 +29,8 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
     for (const waiter of waiters) waiter(end, outcome);
   };
   inbox.listen(({ type, jobId, data }) => {
-    if (type === 'partial' || !waiting.has(jobId)) return;
+    if (type === 'partial') return void parts.get(jobId)?.(data);
+    if (!waiting.has(jobId)) return;
     // thousands of jobs may end in one read of the inbox: their answers are built a few per turn
     turns.run(() => {
       if (type === 'completed') return wake(jobId, 'event', { completed: { returnvalue: JSON.parse(data) as unknown } });
@@ -44,13 +47,20 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
      * Registers at once, so the caller can look at the job's state afterwards without an event
      * falling between the look and the wait; `cancel` ends a wait the look made unnecessary.
      */
-    register(jobId: string, budgetMs: number, client?: AbortSignal): { ended: Promise<Ended>; cancel(): void } {
+    register(
+      jobId: string,
+      budgetMs: number,
+      client?: AbortSignal,
+      onPart?: (data: string) => void,
+    ): { ended: Promise<Ended>; cancel(): void } {
+      if (onPart) parts.set(jobId, onPart);
       let finish: (end: WaitEnd, outcome?: Outcome) => void = () => {};
       const ended = new Promise<Ended>((resolve) => {
         const onLeft = () => finish('left');
         const timer = setTimeout(() => finish('timeout'), budgetMs);
         finish = (end: WaitEnd, outcome?: Outcome) => {
           clearTimeout(timer);
+          if (onPart && parts.get(jobId) === onPart) parts.delete(jobId);
           client?.removeEventListener('abort', onLeft);
           const waiters = waiting.get(jobId);
           waiters?.delete(finish);

@@ -27,6 +27,7 @@ export async function buildArkRequest(request: ImageJob['request'], model: Image
     ...(model.sequential ? { sequential_image_generation: sequential ? 'auto' : 'disabled' } : {}),
     ...(sequential ? { sequential_image_generation_options: { max_images: maxImagesOf(request, images.length) } } : {}),
     ...(model.outputFormat ? { output_format: request.output_format ?? 'jpeg' } : {}),
+    ...(request.optimize_prompt_options && model.promptModes.length ? { optimize_prompt_options: request.optimize_prompt_options } : {}),
     response_format: 'url',
     watermark: request.watermark ?? true,
   };

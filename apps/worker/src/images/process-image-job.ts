@@ -10,6 +10,8 @@ import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { cancelled } from '../job-errors.js';
 import { buildArkRequest } from './ark-request.js';
 import { isFailedSlot, runGenerations, type Outcome } from './generations.js';
+import { streamSet } from './stream-set.js';
+import { isModerationCode } from '../upstreams/ark/images.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
@@ -21,6 +23,8 @@ export interface ImageJobDeps {
   callsOver: (jobId: string) => void;
   store: BlobStore;
   copyLimits: CopyLimits;
+  /** Tells the job's waiters one image of a streamed set is stored (life/notices.ts). */
+  partial: (job: Job, file: StoredFile) => Promise<void>;
   log: Logger;
 }
 
@@ -37,12 +41,18 @@ function slotsOf(outcomes: Outcome[]): Slot[] {
   });
 }
 
-function extensionOf(slot: Delivered, fallback: string): string {
+function extensionOf(slot: Pick<Delivered, 'url'>, fallback: string): string {
   const fromUrl = slot.url && /\.(png|jpe?g)(?:\?|$)/i.exec(new URL(slot.url).pathname)?.[1]?.toLowerCase();
   return fromUrl === 'png' ? 'png' : fromUrl ? 'jpeg' : fallback;
 }
 
-async function storeSlot(job: Job, index: number, slot: Delivered, fallbackExt: string, deps: ImageJobDeps): Promise<StoredFile> {
+async function storeSlot(
+  job: Job,
+  index: number,
+  slot: Pick<Delivered, 'url' | 'b64_json' | 'size'>,
+  fallbackExt: string,
+  deps: ImageJobDeps,
+): Promise<StoredFile> {
   const extension = extensionOf(slot, fallbackExt);
   const key = storageKeyOf(job.id!, index, extension);
   const contentType = CONTENT_TYPES[extension]!;
@@ -63,14 +73,66 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model)
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
+    const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
+    // the last moment a job can be cancelled for free: its client may have left while it waited
+    const begin = async () => {
+      if (!(await deps.billing.begin(job.id!))) throw cancelled();
+    };
+
+    // charged for what was delivered and stored, never for what was asked
+    const finish = async (set: {
+      images: StoredFile[];
+      failed: ImageJobResult['failed'];
+      created: number;
+      upstreamModel: string;
+      channel: string;
+    }) => {
+      const { images, failed, channel } = set;
+      const outputTokens = images.reduce((sum, image) => {
+        const [w = 0, h = 0] = image.size.split('x').map(Number);
+        return sum + Math.round((w * h) / 256);
+      }, 0);
+      const { charged, applied } = await deps.billing.settle(
+        meta.accountId,
+        job.id!,
+        imageCost(model, images.length),
+        `${images.length} images`,
+        channel,
+      );
+      if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
+      deps.metrics.bytesStored.inc(
+        { queue: 'images' },
+        images.reduce((sum, image) => sum + image.bytes, 0),
+      );
+      log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
+      return {
+        created: set.created,
+        upstreamModel: set.upstreamModel,
+        images,
+        failed,
+        usage: { generated_images: images.length, output_tokens: outputTokens, total_tokens: outputTokens },
+      };
+    };
+
+    if (request.stream && model.stream) {
+      // each image stored and sent on the moment it is made (the vendor streams this model)
+      const set = await streamSet(job, request.model, await buildArkRequest(request, model, deps.store), {
+        upstream: deps.upstream,
+        begin,
+        store: (index, slot) => storeSlot(job, index, slot, fallbackExt, deps),
+        delivered: (file) => deps.partial(job, file),
+      });
+      deps.callsOver(job.id!);
+      if (set.images.length === 0) throw refusalOfSet(set.failed);
+      return finish(set);
+    }
 
     let body: Promise<ArkImageRequest> | undefined;
     const generate = async () => {
       body ??= buildArkRequest(request, model, deps.store);
       const built = await body;
       const { value, channel } = await deps.upstream.images(request.model, async (upstream, vendorModel) => {
-        // the last moment a job can be cancelled for free: its client may have left while it waited
-        if (!(await deps.billing.begin(job.id!))) throw cancelled();
+        await begin();
         return upstream.generate({ ...built, model: vendorModel });
       });
       return { answer: value, channel };
@@ -93,36 +155,19 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
     const delivered = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [] : [{ index, slot }]));
     log.info({ generations: outcomes.length, slots: slots.length }, 'upstream generated');
-
-    const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
     const images = await Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps)));
-    const outputTokens = images.reduce((sum, image) => {
-      const [w = 0, h = 0] = image.size.split('x').map(Number);
-      return sum + Math.round((w * h) / 256);
-    }, 0);
-    // charged for what was delivered and stored, never for what was asked
     const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
       ',',
     );
-    const { charged, applied } = await deps.billing.settle(
-      meta.accountId,
-      job.id!,
-      imageCost(model, images.length),
-      `${images.length} images`,
-      channel,
-    );
-    if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
-    deps.metrics.bytesStored.inc(
-      { queue: 'images' },
-      images.reduce((sum, image) => sum + image.bytes, 0),
-    );
-    log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
-    return {
-      created: first.created,
-      upstreamModel: first.model,
-      images,
-      failed,
-      usage: { generated_images: images.length, output_tokens: outputTokens, total_tokens: outputTokens },
-    };
+    return finish({ images, failed, created: first.created, upstreamModel: first.model, channel });
   };
+}
+
+/** A streamed set that delivered nothing: its first refusal is the answer, as for a single call. */
+function refusalOfSet(failed: ImageJobResult['failed']): UpstreamError {
+  const first = failed[0];
+  if (first && isModerationCode(first.code)) {
+    return new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
+  }
+  return new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
 }

@@ -44,6 +44,8 @@ const generationFamily = {
   guidanceScale: null,
   sequential: true,
   outputFormat: false,
+  promptModes: ['standard'] as Array<'standard' | 'fast'>,
+  stream: true,
 };
 
 export const defaultCatalog = {
@@ -102,6 +104,7 @@ export const defaultCatalog = {
     'vendor-gen-4-0-250828': {
       ...generationFamily,
       upstreamModel: 'seedream-4-0-250828',
+      promptModes: ['standard', 'fast'] as Array<'standard' | 'fast'>,
       upstreamSize: { keywords: ['2K'], maxPixels: 16_777_216 },
       price: 30_000,
     },

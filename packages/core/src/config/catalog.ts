@@ -33,6 +33,10 @@ const imageModelSchema = z.strictObject({
   sequential: z.boolean(),
   outputFormat: z.boolean(),
   upstreamSize: upstreamSizeSchema,
+  /** The modes of the vendor's optimize_prompt_options.mode the model takes (none: it takes no such field). */
+  promptModes: z.array(z.enum(['standard', 'fast'])).default([]),
+  /** Whether the vendor streams the model's images as they are made (Ark `stream: true`). */
+  stream: z.boolean().default(false),
   /** Micro-units per delivered image. */
   price: z.number().int().min(0),
 });

@@ -49,6 +49,8 @@ export interface PresentContext<R> {
   store: BlobStore;
   /** The synchronous call being answered; absent when the job is looked up later (GET /v1/jobs/{id}). */
   call?: R;
+  /** A streamed call: the indexes of the images already sent as they were made. */
+  streamed?: ReadonlySet<number>;
 }
 
 /**
@@ -89,6 +91,12 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
   inspect(request: R, inputs: InputSettings): Promise<I>;
   /** The job's payload, inputs staged in the store (runs once money is held). */
   prepare(inspected: I, jobId: string, meta: JobMeta, store: BlobStore): Promise<Payload<Q>>;
+  /** Calls that ask for their results as they are made: each part the worker announces, as the event the dialect sends. */
+  stream?: {
+    wanted(call: R): boolean;
+    /** `part` is the notice's payload as the worker sent it (a stored file): the door validates it. */
+    part(call: R, part: unknown, ctx: Omit<PresentContext<R>, 'call' | 'streamed'>): Promise<{ index: number; event: string }>;
+  };
   /** The finished job's answer in this dialect (the result as Redis gave it back: the door validates it). */
   present(data: Payload<Q>, result: unknown, ctx: PresentContext<R>): Promise<Answer>;
   /** A finished batch line's response body: links to the stored files, never blobs. */

@@ -4,7 +4,8 @@ import { imageHold } from '../admission.js';
 import { imagesResponseSchema } from '../answers/openai.js';
 import { presentImages } from '../answers/present-images.js';
 import { maxImageEntryChars } from '../images/input-image.js';
-import { imageJobResultSchema, type ImageJob } from '../images/job.js';
+import { imageJobResultSchema, storedFileSchema, type ImageJob } from '../images/job.js';
+import { completionEvents, partialImageEvent } from '../answers/image-events.js';
 import { imageRequestFields, imageRequestSchema, type ImageRequest } from '../images/request.js';
 import { checkInputImages, stageInputImages, type CheckedInput } from '../images/stage-inputs.js';
 import { IMAGES } from './capabilities.js';
@@ -58,10 +59,27 @@ export function openAIImagesDoor(catalog: Catalog): Door<'images', ImageRequest,
       meta,
       request: { ...request, image: await stageInputImages(store, jobId, inputs) },
     }),
-    present: async (data, result, { publicBase, store }) => ({
-      kind: 'json',
-      body: await presentImages(imageJobResultSchema.parse(result), data.request, publicBase, store),
-    }),
+    stream: {
+      wanted: (request) => request.stream === true,
+      async part(request, part, { publicBase, store }) {
+        const file = storedFileSchema.parse(part);
+        const event = await partialImageEvent(file, {
+          prefix: 'image_generation',
+          responseFormat: request.response_format,
+          publicBase,
+          store,
+        });
+        return { index: file.index, event };
+      },
+    },
+    async present(data, raw, { publicBase, store, call, streamed }) {
+      const result = imageJobResultSchema.parse(raw);
+      if (call?.stream) {
+        const ctx = { prefix: 'image_generation' as const, responseFormat: call.response_format, publicBase, store };
+        return { kind: 'events', events: completionEvents(result, streamed ?? new Set(), ctx) };
+      }
+      return { kind: 'json', body: await presentImages(result, data.request, publicBase, store) };
+    },
     line: (data, result, linkBase) => presentImages(imageJobResultSchema.parse(result), data.request, linkBase),
     openapi: () => ({
       [PATH]: {

@@ -161,7 +161,27 @@ const cases: Case[] = [
   // unknown fields are refused, not ignored
   ['another OpenAI field with meaning the models lack', ALL, { background: 'transparent' }, 'background'],
   ['typo in a field name', ALL, { watermarks: false }, 'watermarks'],
-  ['stream is not part of the SPEC', GEN, { stream: true }, 'stream'],
+  // OpenAI's streaming fields: each image as it is made (models that cannot stream send theirs at the end)
+  ['stream true', ALL, { stream: true }, null],
+  ['stream with partial_images 2', ALL, { stream: true, partial_images: 2 }, null],
+  ['partial_images over 3', ALL, { partial_images: 4 }, 'partial_images'],
+  ['stream with n 2 (a stream is one call)', ALL, { stream: true, n: 2 }, 'n'],
+  // the vendor's prompt optimisation, per model
+  ['optimize_prompt_options standard', GEN, { optimize_prompt_options: { mode: 'standard' } }, null],
+  ['optimize_prompt_options fast on 4.0', ['vendor-gen-4-0-250828'], { optimize_prompt_options: { mode: 'fast' } }, null],
+  [
+    'optimize_prompt_options fast on 4.5',
+    ['vendor-gen-4-5-251128'],
+    { optimize_prompt_options: { mode: 'fast' } },
+    'optimize_prompt_options.mode',
+  ],
+  [
+    'optimize_prompt_options on a 3.0 model',
+    ['vendor-gen-3-0-t2i-250415'],
+    { optimize_prompt_options: { mode: 'standard' } },
+    'optimize_prompt_options.mode',
+  ],
+  ['optimize_prompt_options of another mode', GEN, { optimize_prompt_options: { mode: 'turbo' } }, 'optimize_prompt_options.mode'],
 ];
 
 describe('image request rules', () => {

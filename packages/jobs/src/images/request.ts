@@ -57,6 +57,26 @@ export const imageRequestFields = z.strictObject({
   output_format: z.enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg"' }).optional(),
   response_format: z.enum(['url', 'b64_json'], { error: 'response_format must be "url" or "b64_json"' }).optional(),
   watermark: z.boolean({ error: 'watermark must be a boolean' }).optional(),
+  optimize_prompt_options: z
+    .strictObject(
+      { mode: z.enum(['standard', 'fast'], { error: 'optimize_prompt_options.mode must be "standard" or "fast"' }) },
+      { error: 'optimize_prompt_options must be an object with mode' },
+    )
+    .optional()
+    .describe("The vendor's prompt optimisation: standard (default), or fast where the model takes it (4.0)"),
+  stream: z
+    .boolean({ error: 'stream must be a boolean' })
+    .nullable()
+    .optional()
+    .describe('Send each image as it is made: image_generation.partial_image events, then image_generation.completed'),
+  partial_images: z
+    .number({ error: 'partial_images must be an integer' })
+    .int('partial_images must be an integer')
+    .min(0, 'partial_images must be within [0, 3]')
+    .max(3, 'partial_images must be within [0, 3]')
+    .nullable()
+    .optional()
+    .describe("Accepted as OpenAI's clients send it: these models send finished images, each one event"),
   ...openAIImageFields,
 });
 
@@ -111,6 +131,16 @@ function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
   only('sequential_image_generation', model.sequential, 'the 5.0/4.5/4.0 generation models');
   only('sequential_image_generation_options', model.sequential, 'the 5.0/4.5/4.0 generation models');
   only('output_format', model.outputFormat, 'the 5.0 generation model');
+  const mode = request.optimize_prompt_options?.mode;
+  if (mode !== undefined && !model.promptModes.includes(mode)) {
+    refuse(
+      ctx,
+      ['optimize_prompt_options', 'mode'],
+      model.promptModes.length
+        ? `${request.model} takes optimize_prompt_options.mode ${model.promptModes.map((m) => `"${m}"`).join(' or ')}, not "${mode}"`
+        : `${request.model} does not take optimize_prompt_options`,
+    );
+  }
 }
 
 /** "unknown model ...; did you mean ...?", then every model there is. */
@@ -143,6 +173,9 @@ export function imageRequestSchema(models: Record<string, ImageModel>) {
     }
     const tooMany = generationsProblem(request, maxImagesOf(request, imageCount));
     if (tooMany) refuse(ctx, ['n'], tooMany);
+    // a stream is one upstream call delivering its images in order: n independent calls are not
+    if (request.stream && (request.n ?? 1) > 1)
+      refuse(ctx, ['n'], 'stream takes one generation (n 1); ask a set with sequential_image_generation');
   });
 }
 

@@ -1,0 +1,92 @@
+import type { Job } from 'bullmq';
+import { z } from 'zod';
+import { storedFileSchema, type StoredFile } from '@relay/jobs';
+import type { ArkImageRequest } from '../upstreams/ark/schema.js';
+import { ArkStreamInterrupted } from '../upstreams/ark/stream-interrupted.js';
+import { endsSet } from '../upstreams/ark/stream-events.js';
+import type { UpstreamCalls } from '../channels/upstream-calls.js';
+
+const failedSlot = z.object({ index: z.number().int(), code: z.string(), message: z.string() });
+
+/** What a streamed set delivered so far: checkpointed in the job as each image is stored. */
+const streamedSchema = z.object({
+  images: z.array(storedFileSchema),
+  failed: z.array(failedSlot),
+  created: z.number().int(),
+  upstreamModel: z.string(),
+  channel: z.string(),
+  /** The vendor said the set is over (completed); otherwise the stream broke after these images. */
+  ended: z.boolean(),
+});
+export type Streamed = z.output<typeof streamedSchema>;
+
+const checkpointOf = (job: Job) => z.object({ streamed: streamedSchema }).safeParse(job.progress);
+
+export interface StreamSetDeps {
+  upstream: UpstreamCalls;
+  /** The last moment the job may be cancelled for free (its client may have left while it waited). */
+  begin: () => Promise<void>;
+  /** Copies one delivered image into the store. */
+  store: (index: number, slot: { url?: string; b64_json?: string; size: string }) => Promise<StoredFile>;
+  /** Tells the waiting caller an image is ready (it is stored and checkpointed already). */
+  delivered: (file: StoredFile) => Promise<void>;
+}
+
+/**
+ * A sequential set asked with `stream: true`, on a model the vendor streams: each image is stored
+ * the moment its event arrives, checkpointed in the job and announced to the caller. Once an
+ * image arrived the set is the caller's: a stream that breaks afterwards ends the set with what
+ * came (never a second call, which would pay for the set again), and a retry after a crash
+ * finishes from the checkpoint. A failure before any image is thrown as usual (retry, failover).
+ */
+export async function streamSet(job: Job, model: string, body: ArkImageRequest, deps: StreamSetDeps): Promise<Streamed> {
+  const saved = checkpointOf(job);
+  if (saved.success && (saved.data.streamed.ended || saved.data.streamed.images.length > 0)) return broken(saved.data.streamed);
+
+  const { value, channel } = await deps.upstream.images(model, async (upstream, vendorModel) => {
+    await deps.begin();
+    const set: Streamed = {
+      images: [],
+      failed: [],
+      created: Math.floor(Date.now() / 1000),
+      upstreamModel: vendorModel,
+      channel: '',
+      ended: false,
+    };
+    const checkpoint = () => job.updateProgress({ streamed: set });
+    try {
+      for await (const event of upstream.generateStream({ ...body, model: vendorModel })) {
+        if (event.created !== undefined) set.created = event.created;
+        if (event.model !== undefined) set.upstreamModel = event.model;
+        if (event.type === 'image_generation.partial_succeeded') {
+          const file = await deps.store(event.image_index, event);
+          set.images.push(file);
+          await checkpoint();
+          await deps.delivered(file);
+        } else if (event.type === 'image_generation.partial_failed') {
+          set.failed.push({ index: event.image_index, ...event.error });
+          if (endsSet(event)) break;
+        } else {
+          set.ended = true;
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof ArkStreamInterrupted) || set.images.length === 0) throw error;
+      set.failed.push({ index: nextIndex(set), code: 'upstream_failed', message: error.message });
+    }
+    set.ended = true;
+    await checkpoint();
+    return set;
+  });
+  return { ...value, channel };
+}
+
+const nextIndex = (set: Pick<Streamed, 'images' | 'failed'>) =>
+  Math.max(-1, ...set.images.map((i) => i.index), ...set.failed.map((f) => f.index)) + 1;
+
+/** A set whose worker died mid-stream: what it stored is delivered, the rest named as failed. */
+function broken(set: Streamed): Streamed {
+  if (set.ended) return set;
+  const message = `the stream stopped after ${set.images.length} images (the worker was interrupted); they are kept`;
+  return { ...set, ended: true, failed: [...set.failed, { index: nextIndex(set), code: 'upstream_failed', message }] };
+}
