@@ -66,7 +66,12 @@ function controlRoutes(ctx: SimContext) {
     res.json({ pending: [] });
   });
   router.get('/stats', (_req, res) => void res.json({ ...ctx.stats.toJSON(), holding: ctx.faults.holding }));
-  router.post('/release', (_req, res) => void res.json({ released: ctx.faults.release() }));
+  /** `?count=n` lets only the n longest-held calls go on, so a test can end one held call and keep another. */
+  router.post('/release', (req, res) => {
+    const count = z.coerce.number().int().min(1).optional().safeParse(req.query.count);
+    if (!count.success) return void res.status(400).json({ error: z.prettifyError(count.error) });
+    res.json({ released: ctx.faults.release(count.data) });
+  });
   /** Changes latency and limits of a running simulator (benchmarks switch between phases). */
   router.patch('/config', (req, res) => {
     const parsed = runtimeConfigSchema.safeParse(req.body);

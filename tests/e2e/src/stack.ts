@@ -59,8 +59,8 @@ export interface Stack {
     firstCallAt: number | null;
     lastAnswerAt: number | null;
   }>;
-  /** Lets every call held by a `hold` fault go on. */
-  release(): Promise<number>;
+  /** Lets the `count` longest-held calls (all by default) held by a `hold` fault go on; how many went. */
+  release(count?: number): Promise<number>;
   /** Forgets what the channels' breakers counted (a test that injects failures starts from a clean slate). */
   resetBreakers(): Promise<void>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE), per-minute traffic counters aside. */
@@ -164,8 +164,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       });
       if (!res.ok) throw new Error(`fault rejected: ${await res.text()}`);
     },
-    async release() {
-      return ((await (await fetch(`${sim.url}/_sim/release`, { method: 'POST' })).json()) as { released: number }).released;
+    async release(count?: number) {
+      const query = count === undefined ? '' : `?count=${count}`;
+      return ((await (await fetch(`${sim.url}/_sim/release${query}`, { method: 'POST' })).json()) as { released: number }).released;
     },
     async resetBreakers() {
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
