@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
-import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
+import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator, type SimCall } from '@relay/simulator';
 import {
   spawnApp,
   spawnRedisServer,
@@ -59,6 +59,8 @@ export interface Stack {
     firstCallAt: number | null;
     lastAnswerAt: number | null;
   }>;
+  /** The simulator's latest calls, oldest first, with its own start and end times (epoch ms). */
+  simCalls(): Promise<SimCall[]>;
   /** Lets the `count` longest-held calls (all by default) held by a `hold` fault go on; how many went. */
   release(count?: number): Promise<number>;
   /** Forgets what the channels' breakers counted (a test that injects failures starts from a clean slate). */
@@ -181,6 +183,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async simStats() {
       return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;
+    },
+    async simCalls() {
+      return ((await (await fetch(`${sim.url}/_sim/calls`)).json()) as { calls: SimCall[] }).calls;
     },
     async redisFootprint() {
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
