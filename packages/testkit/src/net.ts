@@ -1,5 +1,6 @@
 import { createServer, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort(): Promise<number> {
@@ -46,7 +47,7 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const last = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      const last = lastError === undefined ? '' : ` (last error: ${lastError instanceof Error ? lastError.message : inspect(lastError)})`;
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last}`, { cause: lastError });
     }
     await sleep(50);

@@ -232,3 +232,4 @@ export function postJson(url: string, body: unknown, key?: string, headers: Reco
 }
 
 export { admin, channelsReachedWorker, startSimProcess, type SimProcess } from './channel-sims.js';
+export { scheduledJobs } from './schedule.js';

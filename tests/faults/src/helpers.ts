@@ -44,14 +44,3 @@ export async function workerCounter(stack: Stack, name: string, labels: Record<s
 /** Until `n` upstream calls wait on a `hold` fault (the simulator has them, unanswered). */
 export const untilSimHolding = (stack: Stack, n: number, timeoutMs = 30_000) =>
   waitFor(async () => (await stack.simStats()).holding >= n, timeoutMs, `${n} upstream calls held`);
-
-/** The account's jobs the scheduler of `queue` knows: pending in any lane, or handed to the workers. */
-export async function scheduledJobs(stack: Stack, queue: string, accountId: string): Promise<number> {
-  type Tally = Array<{ accountId: string; jobs: number }>;
-  const { queues } = (await (await stack.admin('GET', '/schedule')).json()) as {
-    queues: Array<{ name: string; lanes: Array<{ accounts: Tally }>; running: Tally }>;
-  };
-  const schedule = queues.find((q) => q.name === queue);
-  const tallies = [...(schedule?.lanes.map((lane) => lane.accounts) ?? []), schedule?.running ?? []];
-  return tallies.flat().reduce((sum, entry) => sum + (entry.accountId === accountId ? entry.jobs : 0), 0);
-}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
-import { startStack, type Stack } from '@relay/e2e';
-import { finalAnswer, generate, scheduledJobs, untilSimHolding } from './helpers.js';
+import { scheduledJobs, startStack, type Stack } from '@relay/e2e';
+import { finalAnswer, generate, untilSimHolding } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
