@@ -70,8 +70,9 @@ export function startDispatching(settings: DispatchSettings) {
       if (ticks % RECOVER_EVERY_TICKS === 0) await scheduler.recover();
     }
   };
-  const stop = every(TICK_MS, tick, (err) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again'));
-  void tick().catch(() => undefined);
+  const tickFailed = (err: Error) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again');
+  const stop = every(TICK_MS, tick, tickFailed);
+  void tick().catch(tickFailed);
   return {
     schedulers,
     /** A job is past its upstream calls: its place in the window goes to the next one now. */

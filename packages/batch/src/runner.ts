@@ -100,8 +100,13 @@ export function startBatchRunner(ctx: BatchContext) {
       do {
         again.delete(id);
         if ((await ctx.redis.set(k.lock(id), token, 'PX', ctx.lockMs, 'NX')) !== 'OK') return;
+        // renewed three times per lifetime: one failure is harmless, but a lock that lapses lets
+        // another process step the same batch at once, so each failure is said
         const renew = setInterval(
-          () => void evalScript(ctx.redis, RENEW, 1, k.lock(id), token, ctx.lockMs).catch(() => undefined),
+          () =>
+            void evalScript(ctx.redis, RENEW, 1, k.lock(id), token, ctx.lockMs).catch((err: Error) =>
+              ctx.log.warn({ batchId: id, err: err.message }, "a batch step's lock could not be renewed"),
+            ),
           ctx.lockMs / 3,
         );
         try {
@@ -110,6 +115,7 @@ export function startBatchRunner(ctx: BatchContext) {
           else await ctx.redis.zrem(k.active, id);
         } finally {
           clearInterval(renew);
+          // a lock not given back lapses by itself within lockMs: the next step only comes later
           await evalScript(ctx.redis, UNLOCK, 1, k.lock(id), token).catch(() => undefined);
         }
       } while (again.has(id));

@@ -114,7 +114,7 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     ['DELETE', '/v1/models/x', 'google', 'google'],
     ['DELETE', '/v1/models/x', 'bearer', 'openai'],
   ])('%s %s with a %s key: 404 in the %s dialect', async (method, path, sent, dialect) => {
-    const headers = sent === 'google' ? { 'x-goog-api-key': key } : { authorization: `Bearer ${key}` };
+    const headers: Record<string, string> = sent === 'google' ? { 'x-goog-api-key': key } : { authorization: `Bearer ${key}` };
     const res = await fetch(`${stack.url}${path}`, { method, headers });
     if (dialect === 'openai') expect(await expectOpenAIError(res, 404)).toMatchObject({ type: 'not_found_error' });
     else {

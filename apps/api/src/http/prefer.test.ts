@@ -43,7 +43,7 @@ describe('Prefer', () => {
         fc.array(unknown, { maxLength: 3 }),
         fc.integer(),
         (want, async, wait, s, quoted, withParam, others, seed) => {
-          const parts = [...others];
+          const parts: string[] = [...others];
           if (want.respondAsync) parts.push(`${s}${async}${withParam ? `${s};${s}x=1` : ''}`);
           if (want.waitSeconds !== undefined) parts.push(`${wait}${s}=${s}${quoted ? `"${want.waitSeconds}"` : want.waitSeconds}`);
           const shuffled = parts
