@@ -128,16 +128,16 @@ test('a 429 storm on one channel: no 429 reaches a client, one extra call at mos
   await a.fault({ type: 'error', api: 'speech', status: 429, retryDelay: '30s', times: 100_000 });
   all200(await load(30, 3, speech));
   const [sa, sb] = [await a.stats(), await b.stats()];
-  // a answered 429 to the calls that reached it before its first 429 came back (three run at once),
-  // then was left alone for its 30 s: no request cost more than one extra call
   expect(Object.keys(sa.statuses)).toEqual(['429']);
-  expect(sa.statuses['429']).toBeLessThanOrEqual(3);
   expect(sb.statuses).toEqual({ 200: 30 });
   const view = (await (await stack.admin('GET', '/channels/ga')).json()) as { state: string; openUntil: number };
   expect(view.state).toBe('open');
   // resting 30 s from its first 429 (by the upstream's log), not the breaker's 1.5 s cooldown
-  const [first429] = await a.calls();
-  expect(view.openUntil - first429!.endedAt).toBeGreaterThanOrEqual(30_000);
+  const calls = await a.calls();
+  expect(view.openUntil - calls[0]!.endedAt).toBeGreaterThanOrEqual(30_000);
+  // a answered 429 to the calls that reached it before its first 429 came back (three run at
+  // once), then was left alone for its rest: no request cost more than one extra call
+  expect(calls.filter((c) => c.startedAt < view.openUntil).length).toBeLessThanOrEqual(3);
 });
 
 test('priority tiers: the backup takes traffic only while the primary is full or open', async () => {
