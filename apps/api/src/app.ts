@@ -174,6 +174,7 @@ export function createApp(deps: ApiDeps) {
       limits: { maxBytes: config.BATCH_FILE_MAX_BYTES, maxLines: config.BATCH_FILE_MAX_LINES },
       requestLimit: limits.requests,
       readLimit: limits.reads,
+      log,
     }),
     batchRoutes({
       accounts: deps.accounts,
@@ -185,6 +186,7 @@ export function createApp(deps: ApiDeps) {
         records: batches,
         files,
         catalog: deps.catalog,
+        log,
         windowSeconds: config.BATCH_COMPLETION_WINDOW_SECONDS,
         settings: {
           maxLineBytes: config.BODY_LIMIT_BYTES,

@@ -27,6 +27,7 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     async collect() {
       await Promise.all(
         Object.entries(queues).map(async ([name, { queue }]) => {
+          // Redis away: this scrape shows the last counts, and /readyz says why
           const counts = await queue.getJobCounts(...STATES).catch(() => undefined);
           for (const state of STATES) if (counts) this.set({ queue: name, state }, counts[state] ?? 0);
         }),

@@ -24,7 +24,9 @@ await runMain(async () => {
   // everything started so far, stopped in reverse whether the start fails half-way or ends with a signal
   const started: Array<() => Promise<unknown>> = [];
   const stopAll = async () => {
-    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    // one part that fails to stop must not keep the others running: said, and the next one stopped
+    for (const stop of started.reverse())
+      await stop().catch((error: unknown) => console.error(`relay: a part did not stop cleanly: ${(error as Error).message}`));
   };
 
   try {

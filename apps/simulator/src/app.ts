@@ -7,7 +7,7 @@ import { createLinkSigner } from './ark/links.js';
 import type { SimulatorConfig } from './config.js';
 import type { SimContext } from './context.js';
 import { FaultBook, faultSchema } from './faults.js';
-import { SimStats } from './stats.js';
+import { SimStats, type SimCall } from './stats.js';
 import { geminiAuth } from './gemini/auth.js';
 import { sendGoogleError } from './gemini/errors.js';
 import { createGenerateContentHandler } from './gemini/generate-content.js';
@@ -26,7 +26,7 @@ function arkAuth(ctx: SimContext) {
 }
 
 /** Counts calls in flight and refuses beyond the configured concurrency, like a busy upstream. */
-function tracked(ctx: SimContext, refuse: (res: Response) => void) {
+function tracked(ctx: SimContext, api: SimCall['api'], refuse: (res: Response) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     const full = ctx.config.SIM_MAX_CONCURRENT > 0 && ctx.stats.inflight >= ctx.config.SIM_MAX_CONCURRENT;
     const startedAt = ctx.stats.begin();
@@ -36,7 +36,7 @@ function tracked(ctx: SimContext, refuse: (res: Response) => void) {
     const end = () => {
       if (ended) return;
       ended = true;
-      ctx.stats.end(res.writableFinished ? res.statusCode : 0, startedAt);
+      ctx.stats.end(api, res.writableFinished ? res.statusCode : 0, startedAt);
     };
     res.on('finish', end);
     res.on('close', end);
@@ -67,7 +67,13 @@ function controlRoutes(ctx: SimContext) {
     res.json({ pending: [] });
   });
   router.get('/stats', (_req, res) => void res.json({ ...ctx.stats.toJSON(), holding: ctx.faults.holding }));
-  router.post('/release', (_req, res) => void res.json({ released: ctx.faults.release() }));
+  router.get('/calls', (_req, res) => void res.json({ calls: ctx.stats.calls }));
+  /** `?count=n` lets only the n longest-held calls go on, so a test can end one held call and keep another. */
+  router.post('/release', (req, res) => {
+    const count = z.coerce.number().int().min(1).optional().safeParse(req.query.count);
+    if (!count.success) return void res.status(400).json({ error: z.prettifyError(count.error) });
+    res.json({ released: ctx.faults.release(count.data) });
+  });
   /** Changes latency and limits of a running simulator (benchmarks switch between phases). */
   router.patch('/config', (req, res) => {
     const parsed = runtimeConfigSchema.safeParse(req.body);
@@ -113,13 +119,15 @@ export function createSimulator(config: SimulatorConfig, publicBase: string): Si
   });
   app.post(
     '/api/v3/images/generations',
-    tracked(ctx, (res) => sendArkError(res, 429, 'InflightBatchsizeExceeded', 'Too many requests in flight. Please retry later.')),
+    tracked(ctx, 'images', (res) =>
+      sendArkError(res, 429, 'InflightBatchsizeExceeded', 'Too many requests in flight. Please retry later.'),
+    ),
     arkAuth(ctx),
     createGenerateHandler(ctx),
   );
   app.post(
     '/v1beta/models/:modelAction',
-    tracked(ctx, (res) => sendGoogleError(res, 429, 'Resource has been exhausted (e.g. check quota).')),
+    tracked(ctx, 'speech', (res) => sendGoogleError(res, 429, 'Resource has been exhausted (e.g. check quota).')),
     geminiAuth(ctx.keys),
     createGenerateContentHandler(ctx),
   );

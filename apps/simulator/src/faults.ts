@@ -72,12 +72,11 @@ export class FaultBook {
     return new Promise((resolve) => this.held.push(resolve));
   }
 
-  /** Lets every held call go on; returns how many there were. */
-  release(): number {
-    const held = this.held;
-    this.held = [];
-    for (const go of held) go();
-    return held.length;
+  /** Lets the `count` longest-held calls go on (all by default); returns how many went. */
+  release(count = Number.POSITIVE_INFINITY): number {
+    const going = this.held.splice(0, count);
+    for (const go of going) go();
+    return going.length;
   }
 
   get pending(): readonly Fault[] {

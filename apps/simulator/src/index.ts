@@ -4,3 +4,4 @@ export { loadSimulatorConfig, simulatorEnvSchema, type SimulatorConfig } from '.
 export { faultSchema, type Fault, type FaultInput } from './faults.js';
 export { renderImage, type RenderSpec } from './render/encode.js';
 export { imageDimensions } from './render/dimensions.js';
+export type { SimCall } from './stats.js';

@@ -8,6 +8,17 @@ export type StreamEnd = 'completed' | 'failed' | 'dropped' | 'abandoned';
 
 const noStreams = (): Record<StreamEnd | 'opened', number> => ({ opened: 0, completed: 0, failed: 0, dropped: 0, abandoned: 0 });
 
+/** One call as the simulator saw it: when it came, when its answer left (or it was hung up), its status (0: none sent). */
+export interface SimCall {
+  api: 'images' | 'speech';
+  startedAt: number;
+  endedAt: number;
+  status: number;
+}
+
+/** Calls kept in the log: enough for any test, bounded for long benchmark runs. */
+const CALLS_KEPT = 1_000;
+
 /** What the simulator saw, so tests can check what reached the upstream. */
 export class SimStats {
   requests = { images: 0, speech: 0 };
@@ -23,6 +34,8 @@ export class SimStats {
   firstCallAt: number | null = null;
   lastAnswerAt: number | null = null;
   private imageTimes: number[] = [];
+  /** The latest calls, oldest first: tests read the time between calls from the upstream's side. */
+  calls: SimCall[] = [];
 
   /** Returns the call's start time, to hand back to end(). */
   begin(): number {
@@ -33,8 +46,10 @@ export class SimStats {
     return now;
   }
 
-  end(status: number, startedAt: number) {
+  end(api: SimCall['api'], status: number, startedAt: number) {
     const now = Date.now();
+    this.calls.push({ api, startedAt, endedAt: now, status });
+    if (this.calls.length > CALLS_KEPT) this.calls.shift();
     this.inflight -= 1;
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;
     this.busyMs += now - startedAt;
@@ -71,6 +86,7 @@ export class SimStats {
     this.firstCallAt = null;
     this.lastAnswerAt = null;
     this.imageTimes = [];
+    this.calls = [];
   }
 
   toJSON() {

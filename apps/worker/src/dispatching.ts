@@ -55,8 +55,9 @@ export function startDispatching(settings: DispatchSettings) {
       if (ticks % RECOVER_EVERY_TICKS === 0) await scheduler.recover();
     }
   };
-  const stop = every(TICK_MS, tick, (err) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again'));
-  void tick().catch(() => undefined);
+  const tickFailed = (err: Error) => settings.log.warn({ err: err.message }, 'schedule tick failed; trying again');
+  const stop = every(TICK_MS, tick, tickFailed);
+  void tick().catch(tickFailed);
   return {
     schedulers,
     /** A job ended for good (job-ends.ts): its place, unless freed already when its calls were over. */

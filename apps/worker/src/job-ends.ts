@@ -13,9 +13,8 @@ export type EndSubscriber = (end: JobEnd) => unknown;
  * The one place that decides a job has ended, for everyone who cares (waiters, the schedule,
  * batches, webhooks): a completion, or a failure BullMQ will not retry, known from the job
  * BullMQ just moved (a final failure has `finishedOn`; a retry has not) with no read of Redis.
- * A job that fails for good by stalling too often is moved by BullMQ's stalled check, which
- * tells no worker: its money is swept back by the reservation sweeper, its batch line by the
- * batch's reconciliation, and its waiters end at their budget and read its state.
+ * A job that stalled too often is failed by the next worker that takes it (BullMQ marks it for
+ * a deferred failure), which emits it here like any other final failure.
  */
 export function onJobEnds(workers: Worker[], subscribers: EndSubscriber[], log: Logger) {
   const tell = (end: JobEnd) => {

@@ -227,6 +227,9 @@ await runMain(async () => {
   onJobEnds(
     running.workers,
     [
+      // a job BullMQ failed without running its processor (it stalled too often) still gives its money back;
+      // after the processor's own release this is a no-op
+      (end) => (end.outcome === 'failed' ? billing.release(end.job.id!) : undefined),
       (end) => notifyEnd(redis, config.REDIS_PREFIX, end),
       (end) => dispatching.ended(end.queue, end.job.id),
       (end) => batches.ended(end.job, end.outcome === 'completed' ? { result: end.result } : { failedReason: end.failedReason }),
@@ -247,15 +250,18 @@ await runMain(async () => {
   announceReady({ url: ops.url });
 
   onShutdown(async () => {
+    // no job starts from here on (the workers close first, in this tick); the active ones get the
+    // grace period, and webhooks close after them, so a job ending meanwhile is still announced
+    const closing = running.close();
     log.info('shutting down: finishing active jobs');
     sweeper.stop();
     retention.stop();
     channels.stop();
     batches.stop();
-    await webhooks.close();
     dispatching?.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
-    await Promise.race([running.close(), deadline]);
+    await Promise.race([closing, deadline]);
+    await webhooks.close();
     ops.server.close();
     subscriber.disconnect();
     redis.disconnect();

@@ -35,9 +35,12 @@ export interface WorkerSettings {
  * request (prompt, image links, text) is no longer needed: only who asked and for which model.
  * Failures cost the client nothing, so their payloads must not cost Redis much either.
  */
-async function keepOnlyWhatTheAnswerNeeds(job: Job) {
+async function keepOnlyWhatTheAnswerNeeds(job: Job, log: Logger) {
   const data = job.data as { meta: unknown; model?: string; request?: { model?: string } };
-  await job.updateData({ meta: data.meta, model: data.model ?? data.request?.model }).catch(() => undefined);
+  // the job still answers right; only its request stays in Redis until JOB_KEEP_SECONDS
+  await job
+    .updateData({ meta: data.meta, model: data.model ?? data.request?.model })
+    .catch((error: Error) => log.warn({ jobId: job.id, err: error.message }, 'a failed job keeps its request payload'));
 }
 
 export interface RunningWorkers {
@@ -80,7 +83,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
           timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
           if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
           else if (!final) metrics.retries.inc({ queue: name });
-          if (final) await Promise.all([settings.billing.release(job.id!), keepOnlyWhatTheAnswerNeeds(job)]);
+          if (final) await Promise.all([settings.billing.release(job.id!), keepOnlyWhatTheAnswerNeeds(job, settings.log)]);
           throw failure;
         }
       },

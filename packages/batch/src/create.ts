@@ -1,5 +1,14 @@
 import type { Redis } from 'ioredis';
-import { AppError, copyObject, deleteObject, isMissingObject, storeUnavailable, type BlobStore, type Catalog } from '@relay/core';
+import {
+  AppError,
+  copyObject,
+  deleteObject,
+  isMissingObject,
+  storeUnavailable,
+  type BlobStore,
+  type Catalog,
+  type Logger,
+} from '@relay/core';
 import type { Billing } from '@relay/billing';
 import { batchEndpoint } from './endpoints.js';
 import { fileKey, type FileRecords } from './files/store.js';
@@ -18,6 +27,7 @@ export interface CreateDeps {
   settings: BatchSettings;
   /** How long a batch may run before it expires (24 h; shorter in tests). */
   windowSeconds: number;
+  log: Logger;
 }
 
 /**
@@ -46,8 +56,15 @@ export async function createBatch(
       throw new AppError('not_found', `the content of ${file.id} is gone from the store`, { param: 'input_file_id' });
     throw storeUnavailable(error);
   }
+  // copies left behind are only storage, but someone should know they are there
   const cleanUp = () =>
-    Promise.all([inputCopyKey(id), invalidLinesKey(id)].map((key) => deleteObject(deps.store, key).catch(() => undefined)));
+    Promise.all(
+      [inputCopyKey(id), invalidLinesKey(id)].map((key) =>
+        deleteObject(deps.store, key).catch((err: Error) =>
+          deps.log.warn({ batchId: id, key, err: err.message }, "a refused batch's copy could not be removed from the store"),
+        ),
+      ),
+    );
   let summary;
   try {
     summary = await validateInput(deps.store, inputCopyKey(id), endpoint, { id, salt }, deps.settings);

@@ -88,6 +88,12 @@ export async function finish(ctx: BatchContext, b: BatchRecord, ending: 'complet
   ctx.log.info({ batchId: b.id, status, output: written.output.lines, errors: written.error.lines }, 'batch ended');
 
   const objects = [inputCopyKey(b.id), invalidLinesKey(b.id), ...Array.from({ length: b.parts }, (_, part) => partKey(b.id, part))];
-  await Promise.all(objects.map((key) => deleteObject(ctx.store, key).catch(() => undefined)));
+  await Promise.all(
+    objects.map((key) =>
+      deleteObject(ctx.store, key).catch((err: Error) =>
+        ctx.log.warn({ batchId: b.id, key, err: err.message }, "an ended batch's working copy could not be removed from the store"),
+      ),
+    ),
+  );
   await ctx.redis.del(k.done(b.id), k.inflight(b.id), k.offsets(b.id), k.records(b.id));
 }

@@ -50,6 +50,8 @@ export async function recordJobOutcome(ctx: BatchContext, job: Job, end: JobEnd,
   }
   // Its outcome is in the batch now, and nobody reads a line's job: kept for JOB_KEEP_SECONDS
   // like a caller's job, a 50,000-line batch would leave 50,000 finished jobs in Redis for a day.
-  await job.remove().catch(() => undefined);
+  await job
+    .remove()
+    .catch((err: Error) => ctx.log.warn({ jobId: job.id, err: err.message }, "a batch line's finished job stays until JOB_KEEP_SECONDS"));
   return recorded;
 }

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
 import { startRedis, uniqueName } from '@relay/testkit';
 import { pickScript } from './commands.js';
 import { ChannelsCooling, createChannelRouter, type Candidate, type ChannelRouter, type Verdict } from './router.js';
+import { channelKeys } from './keys.js';
 import { createChannelStore } from './store.js';
 import { readHealth } from './view.js';
 
@@ -35,6 +36,11 @@ class Upstream extends Error {
 }
 const judge = (error: unknown): Verdict => (error instanceof Upstream ? error.verdict : { outcome: 'fail', failover: true });
 const fail: Verdict = { outcome: 'fail', failover: true };
+/** Redis's clock, the one the router's scripts decide by (ms). */
+const redisNow = async () => {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+};
 
 test('traffic is split by weight among healthy channels of the best tier', async () => {
   const seen: Record<string, number> = { a: 0, b: 0, backup: 0 };
@@ -48,29 +54,29 @@ test('traffic is split by weight among healthy channels of the best tier', async
 test('a failing channel fails over within the call, opens its breaker, and is taken back by one probe after the cooldown', async () => {
   let broken = true;
   const calls: string[] = [];
+  /** Redis's clock (the one the router decides by) at each call that reached a. */
+  const reachedA: number[] = [];
+  const run = async (id: string) => {
+    calls.push(id);
+    if (id !== 'a') return;
+    reachedA.push(await redisNow());
+    if (broken) throw new Upstream(fail);
+  };
   const candidates = [channel('a', { weight: 1000 }), channel('b')];
-  for (let i = 0; i < 10; i++) {
-    const { channel: used } = await router.call(
-      candidates,
-      async (id) => {
-        calls.push(id);
-        if (id === 'a' && broken) throw new Upstream(fail);
-      },
-      judge,
-    );
-    expect(used).toBe('b');
-  }
+  for (let i = 0; i < 10; i++) expect((await router.call(candidates, run, judge)).channel).toBe('b');
   // a answered 500 until its breaker opened (4 calls at >= 50 %): then it is not called at all
   expect(calls.filter((id) => id === 'a')).toHaveLength(4);
   const [health] = (await readHealth(redis, prefix, [{ id: 'a', disabled: false } as never])).values();
   expect(health).toMatchObject({ state: 'open', recentCalls: 4, recentFailureShare: 1 });
+  // the breaker's own clock: open for the cooldown from the failure that opened it
+  const openUntil = health!.openUntil!;
+  expect(openUntil).toBeGreaterThanOrEqual(reachedA.at(-1)! + breaker.cooldownMs);
 
   broken = false;
-  const opened = Date.now();
   calls.length = 0;
-  // a is not called again until its cooldown has passed; then one probe closes it
-  while (!calls.includes('a')) await router.call(candidates, async (id) => void calls.push(id), judge);
-  expect(Date.now() - opened).toBeGreaterThanOrEqual(breaker.cooldownMs - 50);
+  // a is not called again until its cooldown has passed (by Redis's clock); then one probe closes it
+  while (!calls.includes('a')) await router.call(candidates, run, judge);
+  expect(reachedA.at(-1)).toBeGreaterThanOrEqual(openUntil);
   calls.length = 0;
   for (let i = 0; i < 10; i++) await router.call(candidates, async (id) => void calls.push(id), judge);
   expect(calls.filter((id) => id === 'a').length).toBeGreaterThanOrEqual(9); // weight 1000 again, once the probe closed it
@@ -271,16 +277,26 @@ test('a lease whose worker died lapses: its capacity comes back', async () => {
     1,
     'ch:a,1,0',
   );
-  const started = Date.now();
-  const { value } = await short.call(candidates, async () => 'after the lapse', judge);
-  expect(value).toBe('after the lapse');
-  expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  const lapsesAt = Number(await redis.zscore(channelKeys(prefix).leases('ch:a'), 'dead-worker'));
+  expect(lapsesAt).toBeGreaterThan(0);
+  const { value } = await short.call(candidates, async () => ({ at: await redisNow() }), judge);
+  // the call ran, and only once the dead lease had lapsed by the clock the leases are kept on
+  expect(value.at).toBeGreaterThanOrEqual(lapsesAt);
   shortSubscriber.disconnect();
 });
 
 test('a per-minute limit spaces the starts: no sliding minute holds more than the limit', async () => {
   const candidates = [channel('a', { sets: [own('a', 0, 1200)] })]; // one start per ~50 ms
-  const starts: number[] = [];
-  for (let i = 0; i < 6; i++) await router.call(candidates, async () => void starts.push(Date.now()), judge);
-  for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(45);
+  const interval = Math.ceil(60_000 / (1200 - 1));
+  const nextAllowed = async () => Number(await redis.get(`${channelKeys(prefix).leases('ch:a')}:tat`));
+  // after each start, the limit's own record of the next start it allows; each call must have
+  // started (by Redis's clock) no earlier than the allowance the call before it left
+  let allowed = 0;
+  for (let i = 0; i < 6; i++) {
+    const { value: startedAt } = await router.call(candidates, redisNow, judge);
+    expect(startedAt).toBeGreaterThanOrEqual(allowed);
+    const next = await nextAllowed();
+    expect(next - allowed).toBeGreaterThanOrEqual(interval);
+    allowed = next;
+  }
 });

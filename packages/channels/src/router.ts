@@ -77,6 +77,8 @@ export function createChannelRouter(settings: RouterSettings) {
   const random = settings.random ?? Math.random;
   const { breaker } = settings;
   const waiting: Array<() => void> = [];
+  // without the subscription a waiting call still looks again every POLL_MS, and ioredis
+  // subscribes again on its own when the connection comes back: a failure costs only that delay
   void subscribeWhenReady(settings.subscriber, keys.freed).catch(() => undefined);
   settings.subscriber.on('message', (channel: string) => {
     if (channel !== keys.freed) return;

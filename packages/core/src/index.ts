@@ -15,6 +15,7 @@ export * from './own.js';
 export * from './net/url-policy.js';
 export * from './lua-command.js';
 export * from './redis-lock.js';
+export * from './net/public-address.js';
 export * from './errors/validate.js';
 export * from './json-shape.js';
 export * from './money/money.js';

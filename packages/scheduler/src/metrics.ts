@@ -27,6 +27,7 @@ export function schedulerMetrics(registry: Registry, schedulers: Record<string, 
   const collect = (gauge: Gauge, fill: (name: string, stats: Awaited<ReturnType<Scheduler['stats']>>) => void) =>
     Promise.all(
       Object.entries(schedulers).map(async ([name, scheduler]) => {
+        // Redis away: this scrape shows the last figures, and /readyz says why
         const stats = await scheduler.stats().catch(() => undefined);
         if (stats) fill(name, stats);
       }),

@@ -11,20 +11,44 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 const IMAGE = { model: 'vendor-gen-5-0-260128', prompt: 'a fox' };
+/**
+ * POST /v1/images/generations answers as the api's duration histogram counts them: all of them,
+ * and those answered within `seconds` (a bucket bound).
+ */
+async function answeredWithin(seconds: number) {
+  const lines = (await (await fetch(`${stack.url}/metrics`)).text()).split('\n');
+  const sample = (prefix: string, ...pairs: string[]) =>
+    Number(
+      lines
+        .find((l) => l.startsWith(prefix) && [...pairs, 'route="/v1/images/generations"', 'method="POST"'].every((p) => l.includes(p)))
+        ?.split(' ')
+        .at(-1) ?? 0,
+    );
+  const total = sample('relay_http_request_duration_seconds_count{');
+  // the +Inf bucket holds every answer: a check that the bucket lines are the ones read
+  expect(sample('relay_http_request_duration_seconds_bucket{', 'le="+Inf"')).toBe(total);
+  return { total, within: sample('relay_http_request_duration_seconds_bucket{', `le="${seconds}"`) };
+}
 const job = (id: string) => fetch(`${stack.url}/v1/jobs/${id}`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('Prefer', () => {
   test('wait=1 on a slow job: 202 after about a second, then GET /v1/jobs/{id} gives the same body as the sync call', async () => {
-    await stack.fault({ type: 'latency', api: 'images', ms: 2_500 });
-    const started = Date.now();
+    // the upstream holds the call: the job cannot end before the wait does
+    await stack.fault({ type: 'hold', api: 'images' });
+    const before = await answeredWithin(1);
     const res = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'wait=1' });
     expect(res.status).toBe(202);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect((await stack.simStats()).holding).toBe(1);
+    // the relay's own clock: it answered this request in more than the second it was asked to wait
+    const after = await answeredWithin(1);
+    expect(after.total).toBe(before.total + 1);
+    expect(after.within).toBe(before.within);
     expect(res.headers.get('preference-applied')).toBe('wait=1');
     const pending = (await res.json()) as { id: string; object: string; status: string; created: number };
     expect(pending).toMatchObject({ object: 'relay.job', status: 'running' });
     expect(res.headers.get('location')).toBe(`/v1/jobs/${pending.id}`);
     expect((await job(pending.id)).status).toBe(202);
+    expect(await stack.release()).toBe(1);
 
     const done = await waitFor(async () => {
       const r = await job(pending.id);

@@ -134,6 +134,38 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
     const model = await expectOpenAIError(await postJson(endpoint(), { ...valid, model: 'vendor-gen-5-0' }, key), 400);
     expect(model).toMatchObject({ param: 'model', message: expect.stringMatching(/did you mean "vendor-gen-5-0-260128"\?/) });
   });
+
+  // the path decides, not the way the key came: a Google key on an OpenAI path gets OpenAI's 404
+  test.each<[string, string, string, 'openai' | 'google']>([
+    ['GET', '/v1/jobs/x/y', 'google', 'openai'],
+    ['POST', '/v1/jobs/img_x', 'google', 'openai'],
+    ['GET', '/v1/nothing-here', 'google', 'openai'],
+    ['GET', '/v1beta/nothing-here', 'bearer', 'google'],
+    ['GET', '/v1alpha/models/x/y', 'bearer', 'google'],
+    // the v1 model paths both APIs serve: there the credential tells the caller's API
+    ['DELETE', '/v1/models/x', 'google', 'google'],
+    ['DELETE', '/v1/models/x', 'bearer', 'openai'],
+  ])('%s %s with a %s key: 404 in the %s dialect', async (method, path, sent, dialect) => {
+    const headers: Record<string, string> = sent === 'google' ? { 'x-goog-api-key': key } : { authorization: `Bearer ${key}` };
+    const res = await fetch(`${stack.url}${path}`, { method, headers });
+    if (dialect === 'openai') expect(await expectOpenAIError(res, 404)).toMatchObject({ type: 'not_found_error' });
+    else {
+      expect(res.status).toBe(404);
+      expect(await res.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
+    }
+  });
+
+  test('an inline image in the base64url alphabet: 400 naming the image, saying base64url is not base64', async () => {
+    // a PNG whose base64 holds '+' and '/', so its base64url holds '-' and '_'
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from([0xfb, 0xff, 0xbf, 0xfb, 0xff, 0xbf])]);
+    expect(png.toString('base64')).toMatch(/[+/]/);
+    const image = `data:image/png;base64,${png.toString('base64url')}`;
+    const error = await expectOpenAIError(
+      await postJson(endpoint(), { model: 'vendor-edit-3-0-i2i-250628', prompt: 'add snow', image }, key),
+      400,
+    );
+    expect(error).toMatchObject({ param: 'image', message: expect.stringMatching(/^image: .*base64url.*not base64/) });
+  });
 });
 
 describe('admin API and CLI', () => {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { freePort, spawnApp, waitFor, type AppProcess } from '@relay/testkit';
-import type { FaultInput } from '@relay/simulator';
+import type { FaultInput, SimCall } from '@relay/simulator';
 import type { Stack } from './stack.js';
 
 /** A simulator as its own process, on a port of its own that survives a restart. */
@@ -16,6 +16,8 @@ export interface SimProcess {
     maxInflight: number;
     holding: number;
   }>;
+  /** The simulator's latest calls, oldest first, with its own start and end times (epoch ms). */
+  calls(): Promise<SimCall[]>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function startSimProcess(env: Record<string, string> = {}): Promise
       await fetch(`${url}/_sim/reset`, { method: 'POST' });
     },
     stats: async () => (await (await fetch(`${url}/_sim/stats`)).json()) as Awaited<ReturnType<SimProcess['stats']>>,
+    calls: async () => ((await (await fetch(`${url}/_sim/calls`)).json()) as { calls: SimCall[] }).calls,
     async stop() {
       await app?.stop('SIGKILL');
       app = undefined;

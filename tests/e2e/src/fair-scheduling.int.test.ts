@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
-import { postJson, startStack, type Stack } from './stack.js';
+import { postJson, scheduledJobs, startStack, type Stack } from './stack.js';
 
 /**
- * The issue's scenarios at CI size (4 upstream calls at once, 200 ms each), asserted as ratios
- * loose enough for a loaded 2-core CI machine (the relay's own per-call work inside a lease grows
- * with the load): the benchmark (npm run bench) prints the full-size figures.
+ * The issue's scenarios at CI size (4 upstream calls at once, 200 ms each), judged on the relay's
+ * own records (ledger entries on Redis's clock, the order in which jobs settled, the schedule) and
+ * on still pictures taken while the simulator holds calls, never on the test's clock: the
+ * benchmark (npm run bench) prints the full-size figures in seconds.
  */
 let stack: Stack;
 const SLOTS = 4;
@@ -23,29 +24,47 @@ const send = (key: string, prefer?: string) => postJson(`${stack.url}/v1/images/
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
-async function timed(request: () => Promise<Response>) {
-  const started = performance.now();
-  const res = await request();
-  await res.arrayBuffer();
-  return { status: res.status, ms: performance.now() - started };
+interface Entry {
+  accountId: string;
+  jobId: string;
+  at: number;
+  id: string;
 }
-
-/** Settlement times of an account's jobs, oldest first (the ledger is in Redis, on Redis's clock). */
-async function settledAt(accountId: string) {
+/** An account's ledger entries of one type, oldest first (the ledger is in Redis, on Redis's clock). */
+async function entries(accountId: string, type: 'reserve' | 'settle'): Promise<Entry[]> {
   const { ledger } = await stack.account(accountId);
   return ledger
-    .filter((e) => e.type === 'settle')
-    .map((e) => ({ accountId, at: Date.parse(e.at), id: e.id }))
+    .filter((e) => e.type === type)
+    .map((e) => ({ accountId, jobId: e.jobId, at: Date.parse(e.at), id: e.id }))
     .reverse();
+}
+const settledAt = (accountId: string) => entries(accountId, 'settle');
+
+/** Jobs of each account handed to the workers right now (the schedule's window). */
+async function running(...accountIds: string[]) {
+  const schedule = (await (await stack.admin('GET', '/schedule')).json()) as {
+    queues: Array<{ name: string; running: Array<{ accountId: string; jobs: number }> }>;
+  };
+  const images = schedule.queues.find((q) => q.name === 'images')!;
+  return accountIds.map((id) => images.running.find((r) => r.accountId === id)?.jobs ?? 0);
+}
+
+/** Sends `count` respond-async jobs for the key; every one accepted. */
+async function backlog(key: string, count: number) {
+  const accepted = await Promise.all(Array.from({ length: count }, () => send(key, 'respond-async')));
+  expect(accepted.map((r) => r.status)).toEqual(Array(count).fill(202));
+  return Promise.all(accepted.map(async (r) => ((await r.json()) as { id: string }).id));
 }
 
 test("one account's 200 async jobs never hold another's interactive requests, and still use every slot", async () => {
   const [a, b] = await Promise.all([stack.newKey(), stack.newKey()]);
   await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
-  const started = Date.now();
-  const accepted = await Promise.all(Array.from({ length: 200 }, () => send(a.key, 'respond-async')));
-  expect(accepted.every((r) => r.status === 202)).toBe(true);
-  const ids = await Promise.all(accepted.map(async (r) => ((await r.json()) as { id: string }).id));
+  // the first calls are held: a still picture of how the backlog takes the upstream
+  await stack.fault({ type: 'hold', api: 'images', times: SLOTS });
+  const ids = await backlog(a.key, 200);
+  await waitFor(async () => (await stack.simStats()).holding === SLOTS, 30_000, 'every slot taken');
+  // every slot is in use, and the window hands out a few jobs more, ready the moment a slot frees
+  await waitFor(async () => (await running(a.accountId))[0]! > SLOTS, 30_000, 'jobs ready beyond the slots');
 
   // while queued, a job says where it stands and when it should start
   const last = (await (
@@ -53,27 +72,33 @@ test("one account's 200 async jobs never hold another's interactive requests, an
   ).json()) as Record<string, number | string>;
   expect(last.status).toBe('queued');
   expect(last.position).toBeGreaterThan(100);
+  expect(await stack.release()).toBe(SLOTS);
 
   const interactive = [];
-  for (let i = 0; i < 10; i++) interactive.push(await timed(() => send(b.key)));
-  expect(interactive.map((r) => r.status)).toEqual(Array(10).fill(200));
+  for (let i = 0; i < 10; i++) {
+    const res = await send(b.key);
+    await res.arrayBuffer();
+    interactive.push(res.status);
+  }
+  expect(interactive).toEqual(Array(10).fill(200));
 
   await waitFor(async () => (await settledAt(a.accountId)).length === 200, 120_000, "A's backlog to drain");
-  const drainMs = Date.now() - started;
+  // how many of A's jobs settled while each of B's was in the relay (from its reservation to its
+  // settlement): a FIFO queue would make each wait behind most of the backlog
+  const [aSettled, bReserved, bSettled] = await Promise.all([
+    settledAt(a.accountId),
+    entries(b.accountId, 'reserve'),
+    settledAt(b.accountId),
+  ]);
+  const overtakenBy = bReserved.map((reserved) => {
+    const settled = bSettled.find((e) => e.jobId === reserved.jobId)!;
+    return aSettled.filter((e) => e.at >= reserved.at && e.at <= settled.at).length;
+  });
   const sim = await stack.simStats();
-  const utilisation = sim.busyMs / (SLOTS * (sim.lastAnswerAt! - sim.firstCallAt!));
-  const p95 = percentile(
-    interactive.map((r) => r.ms),
-    95,
-  );
-  console.log(
-    `interactive p95 ${Math.round(p95)} ms beside a backlog that drained in ${drainMs} ms (ideal ${(210 * LATENCY_MS) / SLOTS}); upstream utilisation ${(utilisation * 100).toFixed(1)}%, max in flight ${sim.maxInflight}`,
-  );
-  // in a FIFO queue each of them waited behind the backlog: most of the drain
-  expect(p95).toBeLessThan(drainMs / 10);
-  expect(drainMs).toBeLessThan(1.5 * ((210 * LATENCY_MS) / SLOTS));
-  expect(utilisation).toBeGreaterThan(0.75);
-  expect(sim.maxInflight).toBeLessThanOrEqual(SLOTS);
+  const p95 = percentile(overtakenBy, 95);
+  console.log(`interactive jobs overtaken by at most ${Math.max(...overtakenBy)} (p95 ${p95}) of the 200-job backlog`);
+  expect(p95).toBeLessThan(200 / 10);
+  expect(sim.maxInflight).toBe(SLOTS);
 }, 180_000);
 
 test('weights: an account of weight 2 gets twice the share of one of weight 1 while both have work waiting', async () => {
@@ -93,48 +118,65 @@ test('weights: an account of weight 2 gets twice the share of one of weight 1 wh
   const both = order.slice(10, 10 + 60);
   const ratio = both.filter((e) => e.accountId === heavy.accountId).length / both.filter((e) => e.accountId === light.accountId).length;
   console.log(`weight 2 : weight 1 share ${ratio.toFixed(2)} : 1`);
-  expect(ratio).toBeGreaterThan(1.8);
-  expect(ratio).toBeLessThan(2.2);
+  // settlements come in dispatch order give or take the jobs in flight beside them (SLOTS - 1),
+  // which can move a job or two across either end of the window: about 2, never near 1 or 3
+  expect(ratio).toBeGreaterThan(1.6);
+  expect(ratio).toBeLessThan(2.5);
 }, 180_000);
 
-test("three accounts' bursts at equal load: no account's p95 more than 1.5x another's", async () => {
-  const keys = await Promise.all([stack.newKey(), stack.newKey(), stack.newKey()]);
-  const latencies = await Promise.all(keys.map(({ key }) => Promise.all(Array.from({ length: 30 }, () => timed(() => send(key))))));
-  for (const runs of latencies) expect(runs.every((r) => r.status === 200)).toBe(true);
-  const p95s = latencies.map((runs) =>
+test("three accounts' bursts at equal load: no account's p95 more than 1.5x another's, counted in jobs settled before", async () => {
+  const [filler, ...keys] = await Promise.all([stack.newKey(), stack.newKey(), stack.newKey(), stack.newKey()]);
+  // every slot is held by another account's call until all three bursts are queued: they start even
+  await stack.fault({ type: 'hold', api: 'images', times: SLOTS });
+  await backlog(filler.key, SLOTS);
+  await waitFor(async () => (await stack.simStats()).holding === SLOTS, 30_000, 'every slot held');
+  await Promise.all(keys.map(({ key }) => backlog(key, 30)));
+  await waitFor(
+    async () => (await Promise.all(keys.map((k) => scheduledJobs(stack, 'images', k.accountId)))).every((n) => n === 30),
+    30_000,
+    'the three bursts queued',
+  );
+  expect(await stack.release()).toBe(SLOTS);
+  await waitFor(
+    async () => (await Promise.all(keys.map((k) => settledAt(k.accountId)))).every((settled) => settled.length === 30),
+    120_000,
+    'the bursts to drain',
+  );
+  // each job's wait as the number of the bursts' jobs that settled before it (Redis's clock)
+  const order = (await Promise.all(keys.map((k) => settledAt(k.accountId)))).flat().sort((x, y) => x.at - y.at || x.id.localeCompare(y.id));
+  const p95s = keys.map(({ accountId }) =>
     percentile(
-      runs.map((r) => r.ms),
+      order.flatMap((e, rank) => (e.accountId === accountId ? [rank + 1] : [])),
       95,
     ),
   );
-  console.log(`p95 per account: ${p95s.map((p) => Math.round(p)).join(', ')} ms`);
+  console.log(`p95 per account, in jobs settled before: ${p95s.join(', ')}`);
   expect(Math.max(...p95s) / Math.min(...p95s)).toBeLessThan(1.5);
 }, 120_000);
 
 test('an account capped at 1 job in flight never has more; the others use the rest', async () => {
   const [capped, free] = await Promise.all([stack.newKey(), stack.newKey()]);
   expect((await stack.admin('PATCH', `/accounts/${capped.accountId}`, { maxInFlight: 1 })).status).toBe(200);
-  const all = [
-    ...Array.from({ length: 12 }, () => send(capped.key, 'respond-async')),
-    ...Array.from({ length: 12 }, () => send(free.key, 'respond-async')),
-  ];
-  await Promise.all(all);
+  // the upstream holds every call: once all its slots are taken, no job of either account ends
+  await stack.fault({ type: 'hold', api: 'images', times: 24 });
+  await Promise.all([backlog(capped.key, 12), backlog(free.key, 12)]);
+  await waitFor(async () => (await stack.simStats()).holding === SLOTS, 30_000, 'every slot taken');
+  // handed to the workers: the capped account's one, and the free one's in the other slots (and
+  // beyond them, waiting on the upstream's limit inside the workers)
+  const [heldCapped, heldFree] = await running(capped.accountId, free.accountId);
+  expect(heldCapped).toBe(1);
+  expect(heldFree).toBeGreaterThanOrEqual(SLOTS - 1);
+  await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' }); // the held calls go on, the rest are not held
+
+  // and while both drain, the capped account is never seen with more than its one
   let mostCapped = 0;
-  let mostFree = 0;
   await waitFor(
     async () => {
-      const schedule = (await (await stack.admin('GET', '/schedule')).json()) as {
-        queues: Array<{ name: string; running: Array<{ accountId: string; jobs: number }> }>;
-      };
-      const images = schedule.queues.find((q) => q.name === 'images')!;
-      const running = (id: string) => images.running.find((r) => r.accountId === id)?.jobs ?? 0;
-      mostCapped = Math.max(mostCapped, running(capped.accountId));
-      mostFree = Math.max(mostFree, running(free.accountId));
+      mostCapped = Math.max(mostCapped, (await running(capped.accountId))[0]!);
       return (await settledAt(capped.accountId)).length === 12 && (await settledAt(free.accountId)).length === 12;
     },
     60_000,
     'both to drain',
   );
   expect(mostCapped).toBe(1);
-  expect(mostFree).toBeGreaterThan(1);
 }, 120_000);

@@ -1,6 +1,7 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LedgerEntry } from '@relay/billing';
-import { spawnApp, type AppProcess } from '@relay/testkit';
+import { spawnApp, waitFor, type AppProcess } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -144,7 +145,18 @@ describe('per-key rate limit', () => {
     expect(retryMs).toBeLessThanOrEqual(60_000 / limit);
     await Promise.all(answers.map((r) => r.arrayBuffer().catch(() => undefined)));
 
-    await new Promise((resolve) => setTimeout(resolve, retryMs + 20));
+    // Retry-After counted on the limiter's own clock (Redis's) from a moment after every refusal
+    const redis = new Redis(stack.redis.url);
+    try {
+      const redisNow = async () => {
+        const [seconds, micros] = await redis.time();
+        return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      };
+      const retryAt = (await redisNow()) + retryMs;
+      await waitFor(async () => (await redisNow()) >= retryAt, 60_000, "the Retry-After to pass on Redis's clock");
+    } finally {
+      redis.disconnect();
+    }
     // one token came back: of two requests arriving together (on two processes) exactly one passes;
     // the limit is decided on arrival, so how long the passing one takes to run does not matter
     const pair = await Promise.all([asyncImages(bases[1]!), asyncImages(bases[0]!)]);

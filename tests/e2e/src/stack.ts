@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi, type RunningApi } from '@relay/api';
-import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator } from '@relay/simulator';
+import { loadSimulatorConfig, startSimulator, type FaultInput, type RunningSimulator, type SimCall } from '@relay/simulator';
 import {
   spawnApp,
   spawnRedisServer,
@@ -61,8 +61,10 @@ export interface Stack {
     firstCallAt: number | null;
     lastAnswerAt: number | null;
   }>;
-  /** Lets every call held by a `hold` fault go on. */
-  release(): Promise<number>;
+  /** The simulator's latest calls, oldest first, with its own start and end times (epoch ms). */
+  simCalls(): Promise<SimCall[]>;
+  /** Lets the `count` longest-held calls (all by default) held by a `hold` fault go on; how many went. */
+  release(count?: number): Promise<number>;
   /** Forgets what the channels' breakers counted (a test that injects failures starts from a clean slate). */
   resetBreakers(): Promise<void>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE), per-minute traffic counters aside. */
@@ -174,8 +176,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       });
       if (!res.ok) throw new Error(`fault rejected: ${await res.text()}`);
     },
-    async release() {
-      return ((await (await fetch(`${sim.url}/_sim/release`, { method: 'POST' })).json()) as { released: number }).released;
+    async release(count?: number) {
+      const query = count === undefined ? '' : `?count=${count}`;
+      return ((await (await fetch(`${sim.url}/_sim/release${query}`, { method: 'POST' })).json()) as { released: number }).released;
     },
     async resetBreakers() {
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -190,6 +193,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async simStats() {
       return (await (await fetch(`${sim.url}/_sim/stats`)).json()) as Awaited<ReturnType<Stack['simStats']>>;
+    },
+    async simCalls() {
+      return ((await (await fetch(`${sim.url}/_sim/calls`)).json()) as { calls: SimCall[] }).calls;
     },
     async redisFootprint() {
       const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -240,3 +246,4 @@ export function postJson(url: string, body: unknown, key?: string, headers: Reco
 }
 
 export { admin, channelsReachedWorker, startSimProcess, type SimProcess } from './channel-sims.js';
+export { scheduledJobs } from './schedule.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { admin, startSimProcess, startStack, type SimProcess, type Stack } from '@relay/e2e';
-import { finalAnswer, generate, settlementsPerJob } from './helpers.js';
+import { finalAnswer, generate, settlementsPerJob, workerCounter } from './helpers.js';
 
 /** Upstream channels failing as processes do: every one of them gone for a while, a worker killed mid-call. */
 let stack: Stack;
@@ -32,22 +32,24 @@ const channelStates = async () => {
   return Object.fromEntries(channels.map((c) => [c.id, c.state]));
 };
 
-test('every channel down for 5 s, then back: requests within their budget all succeed, each charged once', async () => {
+test('every channel down across failed probes, then back: requests within their budget all succeed, each charged once', async () => {
   await admin(stack, 'POST', '/channels', { id: 'a', upstream: 'ark', baseUrl: `${a.url}/api/v3`, apiKey: 'sim-key' });
   await admin(stack, 'POST', '/channels', { id: 'b', upstream: 'ark', baseUrl: `${b.url}/api/v3`, apiKey: 'sim-key' });
   const { key, accountId } = await stack.newKey();
   await Promise.all([a.stop(), b.stop()]);
-  const down = Date.now();
   const pending = Array.from({ length: 10 }, () => generate(stack, key, undefined, { prefer: 'wait=60' }));
   // the outage is seen (both breakers open: the jobs wait, delayed, instead of spending attempts),
-  // and it lasts its 5 s
+  // and outlasts two cooldowns: each channel's breaker opened on its 4th failed call, then two
+  // probes after a cooldown failed and opened it again
+  const failures = (channel: string) => workerCounter(stack, 'relay_channel_calls_total', { channel, outcome: 'fail' });
   await waitFor(
     async () => {
       const states = await channelStates();
-      return states.a === 'open' && states.b === 'open' && Date.now() - down >= 5_000;
+      const [fa, fb] = await Promise.all([failures('a'), failures('b')]);
+      return states.a === 'open' && states.b === 'open' && fa >= 6 && fb >= 6;
     },
-    30_000,
-    'both channels open, 5 s into the outage',
+    60_000,
+    'both channels open again after two failed probes each',
   );
   await Promise.all([a.start(), b.start()]);
 

@@ -30,12 +30,14 @@ export async function settlementsPerJob(stack: Stack, accountId: string) {
 export const untilSimInflight = (stack: Stack, n: number) =>
   waitFor(async () => (await stack.simStats()).inflight >= n, 10_000, `${n} upstream calls in flight`);
 
-/** The sum of a counter in the worker's /metrics (all label sets). */
-export async function workerCounter(stack: Stack, name: string): Promise<number> {
+/** The sum of a counter in the worker's /metrics over the label sets that carry every `labels` pair. */
+export async function workerCounter(stack: Stack, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`${stack.worker.ready.url}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
   return text
     .split('\n')
     .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .filter((line) => wanted.every((pair) => line.includes(pair)))
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 

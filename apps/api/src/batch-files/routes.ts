@@ -1,5 +1,14 @@
 import express, { type RequestHandler } from 'express';
-import { AppError, type BlobStore, deleteObject, getObject, isMissingObject, parseOrThrow, storeUnavailable } from '@relay/core';
+import {
+  AppError,
+  type BlobStore,
+  deleteObject,
+  getObject,
+  isMissingObject,
+  type Logger,
+  parseOrThrow,
+  storeUnavailable,
+} from '@relay/core';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
 import { fileKey, fileListQuery, visibleFile, type FileRecords } from '@relay/batch';
@@ -13,6 +22,7 @@ export interface BatchFilesDeps {
   /** Uploads count as requests; reads as reads. */
   requestLimit: RequestHandler;
   readLimit: RequestHandler;
+  log: Logger;
 }
 
 /**
@@ -43,7 +53,10 @@ export function batchFilesRoutes(deps: BatchFilesDeps) {
         );
       }
     } catch (error) {
-      await deleteObject(deps.store, key).catch(() => undefined);
+      // a partial upload left behind is only storage, but someone should know it is there
+      await deleteObject(deps.store, key).catch((err: Error) =>
+        deps.log.warn({ key, err: err.message }, 'a refused upload could not be removed from the store'),
+      );
       throw error;
     }
     const file = {

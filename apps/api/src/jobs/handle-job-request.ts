@@ -118,8 +118,14 @@ async function admit<P extends { meta: JobMeta }>(
       const wait = route.handle.waits.register(jobId, budgetMs, client, spec.stream?.onPart);
       try {
         return {
-          job: await submitJob(deps.billing, route.handle, route.jobName, reservation, { lane, cost: spec.cost }, () =>
-            spec.prepare(jobId),
+          job: await submitJob(
+            deps.billing,
+            route.handle,
+            route.jobName,
+            reservation,
+            { lane, cost: spec.cost },
+            () => spec.prepare(jobId),
+            deps.log,
           ),
           fresh: true,
           wait,
@@ -129,7 +135,11 @@ async function admit<P extends { meta: JobMeta }>(
         throw error;
       }
     } catch (error) {
-      if (idemKey) await deps.idempotency.forget(caller.accountId, idemKey, jobId).catch(() => undefined);
+      // a key left claimed for a job that never came would hold its retries off until it expires
+      if (idemKey)
+        await deps.idempotency
+          .forget(caller.accountId, idemKey, jobId)
+          .catch((err: Error) => deps.log.warn({ jobId, err: err.message }, 'an Idempotency-Key stays claimed after a failed submit'));
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Billing, Reservation } from '@relay/billing';
+import type { Logger } from '@relay/core';
 import type { JobMeta, Lane } from '@relay/jobs';
 import { PARKED_MS } from '@relay/scheduler';
 import type { QueueHandle } from './queues.js';
@@ -28,6 +29,7 @@ export async function submitJob<P extends { meta: JobMeta }>(
   reservation: Reservation,
   admission: Admission,
   prepare: () => Promise<P>,
+  log: Logger,
 ): Promise<Job> {
   const { jobId, accountId } = reservation;
   await billing.reserve(reservation);
@@ -50,8 +52,12 @@ export async function submitJob<P extends { meta: JobMeta }>(
     handle.scheduler.nudge();
     return job;
   } catch (error) {
-    await (started ? handle.scheduler.finished(jobId) : handle.scheduler.cancel(jobId)).catch(() => undefined);
-    await billing.release(jobId).catch(() => undefined);
+    // the caller gets the first error; a clean-up that fails too is said, and heals itself (the
+    // scheduler's recovery drops the entry, the reservation sweeper releases the money)
+    const cleanUpFailed = (what: string) => (cleanUp: Error) =>
+      log.warn({ jobId, err: cleanUp.message }, `after a failed submit, ${what} did not happen`);
+    await (started ? handle.scheduler.finished(jobId) : handle.scheduler.cancel(jobId)).catch(cleanUpFailed('the schedule clean-up'));
+    await billing.release(jobId).catch(cleanUpFailed('the release of the reservation'));
     throw error;
   }
 }

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AppError } from './app-error.js';
+import { AppError, errorStatus, type ErrorCode } from './app-error.js';
 import { decodeFailure, encodeFailure } from './failure-codec.js';
 
 describe('failedReason codec', () => {
@@ -37,5 +38,56 @@ describe('failedReason codec', () => {
 
   test('a code naming a prototype property is not a code', () => {
     expect(decodeFailure('relay-error:{"code":"constructor","message":"x"}').code).toBe('internal');
+  });
+
+  const codes = Object.keys(errorStatus) as ErrorCode[];
+  const text = fc.string({ maxLength: 1_000 });
+  const appError = fc
+    .record(
+      {
+        code: fc.constantFrom(...codes),
+        message: text,
+        status: fc.integer({ min: 400, max: 599 }),
+        param: text,
+        upstreamCode: text,
+        retryable: fc.boolean(),
+        retryAfterMs: fc.nat(),
+      },
+      { requiredKeys: ['code', 'message'] },
+    )
+    .map(({ code, message, ...options }) => new AppError(code, message, options));
+
+  test('property: every AppError whose texts fit comes back the same', () => {
+    fc.assert(
+      fc.property(appError, (original) => {
+        const decoded = decodeFailure(encodeFailure(original));
+        expect(decoded).toBeInstanceOf(AppError);
+        const fields = (e: AppError) => ({
+          code: e.code,
+          message: e.message,
+          status: e.status,
+          param: e.param,
+          upstreamCode: e.upstreamCode,
+          retryable: e.retryable,
+          retryAfterMs: e.retryAfterMs,
+        });
+        expect(fields(decoded)).toEqual(fields(original));
+      }),
+    );
+  });
+
+  test('property: any reason at all decodes to an AppError, never a throw', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string().map((s) => `relay-error:${s}`),
+          fc.json().map((j) => `relay-error:${j}`),
+        ),
+        (reason) => {
+          expect(decodeFailure(reason)).toBeInstanceOf(AppError);
+        },
+      ),
+    );
   });
 });

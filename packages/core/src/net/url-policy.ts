@@ -1,56 +1,18 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPublicAddress } from './public-address.js';
 
 /**
  * Where the relay may send a request on someone else's say-so: a client's image URL (forwarded
  * to the upstream, or fetched by the local simulator) and an upstream's result link (downloaded
- * by the worker). Loopback, private, link-local (cloud metadata), shared and reserved ranges are
+ * by the worker). Every address that is not public unicast (`isPublicAddress`: loopback, private,
+ * link-local (cloud metadata), shared, reserved, and IPv6 forms that lead to such an IPv4) is
  * refused after DNS resolution, so a name pointing inside cannot smuggle a request in, unless
  * the host is on the allowlist (the embedded default and tests allow their local simulator).
  */
 export interface UrlPolicy {
   /** `host:port` entries (as written in URLs) allowed to resolve anywhere; `*` allows every host. */
   allow: ReadonlySet<string>;
-}
-
-const blocked = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) {
-  blocked.addSubnet(net, bits, 'ipv6');
-}
-
-/** Whether an address is inside (IPv4-mapped IPv6 addresses are judged as the IPv4 they carry). */
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return blocked.check(mapped, 'ipv4');
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** URL_ALLOWLIST, parsed: comma-separated `host:port` entries, or `*`. */
@@ -86,10 +48,10 @@ export async function checkUrl(raw: string, policy: UrlPolicy, timeoutMs = 3_000
       return { ok: false, reason: `names a host that does not resolve (${host})`, retryable: false };
     return { ok: false, reason: `names a host the relay cannot resolve right now (${host})`, retryable: true };
   }
-  if (addresses.some(isPrivateAddress)) {
+  if (!addresses.every(isPublicAddress)) {
     return {
       ok: false,
-      reason: 'points at a private, loopback or link-local address, which the relay does not fetch or forward',
+      reason: 'points at a private, loopback, link-local or reserved address, which the relay does not fetch or forward',
       retryable: false,
     };
   }
@@ -114,7 +76,7 @@ function resolveAll(host: string, timeoutMs: number): Promise<string[]> {
 export function refusedLink(url: URL, policy: UrlPolicy): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the link uses ${url.protocol}, not http or https`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowed(policy, url) && isIP(host) && isPrivateAddress(host))
+  if (!allowed(policy, url) && isIP(host) && !isPublicAddress(host))
     return `the link points at ${host}, a private address the relay does not fetch`;
   return undefined;
 }
@@ -134,7 +96,7 @@ export function policyLookup(policy: UrlPolicy, url: URL): LookupFunction | unde
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      const refused = found.find((a) => isPrivateAddress(a.address));
+      const refused = found.find((a) => !isPublicAddress(a.address));
       if (refused)
         return callback(
           new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address the relay does not fetch`),

@@ -39,6 +39,7 @@ describe('input images', () => {
       ['a length that is not a multiple of 4', 'abc', /multiple of 4/],
       ['characters outside base64', `${png.toString('base64').slice(0, -4)}$$$$`, /not valid base64/],
       ['padding in the middle', `iVBO=w0K${png.toString('base64').slice(8)}`, /not valid base64/],
+      ['base64url (- and _)', Buffer.from([0xfb, 0xff, 0xbf, ...png]).toString('base64url'), /base64url .* not base64/],
       ['another format', Buffer.from([0xff, 0xd8, 0xff, 0xe0]).toString('base64'), /png image/],
     ])('%s is refused', (_label, base64, message) => {
       expect(decodeDataImage(data(base64), 1024)).toMatch(message);

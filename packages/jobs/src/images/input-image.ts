@@ -55,12 +55,16 @@ function decodedLength(base64: string): number {
 
 /**
  * Decodes an inline image, refusing it before any work when its size alone says it is too big.
- * Node's decoder skips characters that are not base64, so a decoded length short of what the
- * text's length promises means the text was not clean base64 (checked natively, no regex over
+ * Node's decoder skips characters that are not base64 (and accepts base64url's), so a decoded
+ * length short of what the text's length promises means the text was not clean base64 (checked natively, no regex over
  * megabytes).
  */
 export function decodeDataImage(image: Extract<ParsedInputImage, { kind: 'data' }>, maxBytes: number): Buffer | string {
   const { base64, format } = image;
+  // Node's decoder reads base64url too, so its alphabet is named here: the contract says base64
+  if (base64.includes('-') || base64.includes('_')) {
+    return "the image data is base64url (it contains '-' or '_'), not base64: encode it with '+' and '/' (RFC 4648 section 4)";
+  }
   if (base64.length % 4 !== 0) return 'the base64 image data is not valid base64 (its length is not a multiple of 4)';
   const size = decodedLength(base64);
   if (size > maxBytes) return `the image is ${size} bytes; input images may be at most ${maxBytes} bytes`;
