@@ -6,12 +6,15 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { build } from 'esbuild';
 import { buildConsole } from '../apps/console/build.mjs';
+import { BUNDLED } from './bundled.mjs';
 
 const manifests = ['apps', 'packages'].flatMap((dir) =>
   readdirSync(dir).map((name) => JSON.parse(readFileSync(`${dir}/${name}/package.json`, 'utf8'))),
 );
 // esbuild leaves a package's subpaths (busboy/lib/...) external with the package
-const external = [...new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})).filter((d) => !d.startsWith('@relay/')))];
+const external = [
+  ...new Set(manifests.flatMap((m) => Object.keys(m.dependencies ?? {})).filter((d) => !d.startsWith('@relay/') && !BUNDLED.includes(d))),
+];
 
 const entries = {
   api: 'apps/api/src/main.ts',

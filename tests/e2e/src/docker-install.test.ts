@@ -3,6 +3,7 @@ import { copiedWorkspaces, dockerStages, inherited } from './manifests/dockerfil
 import { installedBy, nameAt, readLock, resolveIn } from './manifests/lockfile.js';
 import { IMAGE_APPS, isTestOnly, TEST_TOOLS } from './manifests/roles.js';
 import { readManifest, workspaces } from './manifests/workspaces.js';
+import { BUNDLED } from '../../../scripts/bundled.mjs';
 
 /**
  * The Docker image gets its node_modules from a production install (`npm ci --omit=dev`) over
@@ -54,7 +55,7 @@ describe('the image', () => {
     // scripts/build.mjs leaves every third-party runtime dependency external: /app/dist resolves it from /app/node_modules
     const misplaced = present.flatMap((dir) =>
       Object.keys(readManifest(dir).dependencies ?? {})
-        .filter((name) => !name.startsWith('@relay/'))
+        .filter((name) => !name.startsWith('@relay/') && !BUNDLED.includes(name))
         .filter((name) => resolveIn(lock, dir, name) !== `node_modules/${name}` || !installed.has(`node_modules/${name}`))
         .map((name) => `${dir}: ${name} at ${resolveIn(lock, dir, name)}`),
     );
