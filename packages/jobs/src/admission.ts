@@ -16,9 +16,9 @@ export interface Hold {
   cost: number;
 }
 
-/** n independent generations, each up to its own maximum of images. */
-export function imageHold(model: ImageModel, request: ImageRequest): Hold {
-  const inputs = request.image === undefined ? 0 : Array.isArray(request.image) ? request.image.length : 1;
+/** n independent generations, each up to its own maximum of images (`uploaded`: input images sent as files). */
+export function imageHold(model: ImageModel, request: ImageRequest, uploaded?: number): Hold {
+  const inputs = uploaded ?? (request.image === undefined ? 0 : Array.isArray(request.image) ? request.image.length : 1);
   const maxImages = maxImagesOf(request, inputs) * generationsOf(request);
   const user = endUserOf(request);
   return {

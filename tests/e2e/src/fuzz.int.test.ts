@@ -162,6 +162,35 @@ const speechBody = mutations(
   ['contents', 'generationConfig', 'model', 'systemInstruction'],
 );
 
+const openAISpeechBody = mutations(
+  fc.record(
+    {
+      model: fc.constantFrom('tts-1', 'gpt-4o-mini-tts', 'vendor-2.5-flash-preview-tts'),
+      input: fc.string({ minLength: 1, maxLength: 80 }).filter((t) => t.trim().length > 0),
+      voice: fc.constantFrom('alloy', 'onyx', 'Kore'),
+      response_format: fc.constantFrom('mp3', 'opus', 'wav', 'pcm'),
+      speed: fc.double({ min: 0.25, max: 4, noNaN: true }),
+      stream_format: fc.constantFrom('audio', 'sse'),
+      instructions: fc.string({ maxLength: 40 }),
+    },
+    { requiredKeys: ['model', 'input', 'voice'] },
+  ),
+  ['model', 'input', 'voice', 'response_format', 'speed', 'stream_format', 'instructions', 'speakers'],
+);
+
+const editBody = mutations(
+  fc.record(
+    {
+      model: fc.constantFrom('vendor-edit-3-0-i2i-250628', 'vendor-gen-4-0-250828'),
+      prompt: fc.string({ minLength: 1, maxLength: 60 }).filter((p) => p.trim().length > 0),
+      images: fc.constantFrom([{ image_url: PNG_1PX }], [{ image_url: PNG_1PX }, { image_url: PNG_1PX }]),
+      stream: fc.boolean(),
+    },
+    { requiredKeys: ['model', 'prompt', 'images'] },
+  ),
+  ['model', 'prompt', 'images', 'image', 'mask', 'stream', 'partial_images', 'n', 'size'],
+);
+
 const pathSegment = fc.oneof(
   fc
     .oneof(
@@ -201,6 +230,12 @@ const probes: fc.Arbitrary<Probe> = fc.oneof(
       headers: h,
       dialect: 'google' as const,
     })),
+  fc
+    .tuple(openAISpeechBody, headers)
+    .map(([body, h]) => ({ method: 'POST' as const, path: '/v1/audio/speech', body, headers: h, dialect: 'openai' as const })),
+  fc
+    .tuple(editBody, headers)
+    .map(([body, h]) => ({ method: 'POST' as const, path: '/v1/images/edits', body, headers: h, dialect: 'openai' as const })),
   pathSegment.map((id) => ({ method: 'GET' as const, path: `/v1/jobs/${id}`, dialect: 'openai' as const })),
   pathSegment.map((id) => ({ method: 'GET' as const, path: `/files/${id}`, dialect: 'openai' as const })),
 );

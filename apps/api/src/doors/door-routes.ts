@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { BlobStore, Logger, UrlPolicy } from '@relay/core';
-import type { Door, JobMeta, Payload, QueueName } from '@relay/jobs';
+import { deleteObject, type BlobStore, type Logger, type UrlPolicy } from '@relay/core';
+import { newJobId, type Door, type ImageForm, type JobMeta, type Payload, type QueueName } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
@@ -9,6 +9,7 @@ import { jsonBody } from '../http/json-body.js';
 import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
 import { createPartStream } from '../jobs/stream-answer.js';
+import { readImageForm } from './image-form.js';
 
 export interface DoorDeps {
   config: ApiConfig;
@@ -25,6 +26,11 @@ export interface DoorDeps {
 }
 
 const KEYS = { openai: OPENAI_KEYS, google: GOOGLE_KEYS } as const;
+
+const isForm = (req: Request) => Boolean(req.is('multipart/form-data'));
+/** A JSON step a form skips (the door reads its multipart body itself). */
+const unlessForm = (step: RequestHandler) => (req: Request, res: Response, next: NextFunction) =>
+  isForm(req) ? next() : step(req, res, next);
 
 /**
  * One door of the registry as Express routes, the same steps for every door: its clients' key,
@@ -43,15 +49,38 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
     door.http.resolve?.(req.path, req.params as Record<string, string>);
     next();
   };
+  const json = jsonBody(deps.config.BODY_LIMIT_BYTES, maxStringBytes);
   const handle = async (req: Request, res: Response) => {
-    const call = door.parse({ path: req.path, body: req.body, params: req.params as Record<string, string>, query: req.query });
+    // a form's images are streamed into the store while it is read: under the job id it will have
+    const form = door.http.form && isForm(req) ? { jobId: newJobId(door.capability.kind) } : undefined;
+    const sent = form && (await readImageForm(req, deps.store, form.jobId, deps.config.INPUT_IMAGE_MAX_BYTES));
+    const job = { prepared: false };
+    try {
+      await answer(req, res, job, sent || undefined, form?.jobId);
+    } catch (error) {
+      // a form refused before its job was made (400, 402, 429, ...) leaves no upload behind
+      if (sent && !job.prepared) await Promise.allSettled(sent.files.map((file) => deleteObject(deps.store, file.key)));
+      throw error;
+    }
+  };
+  const answer = async (
+    req: Request,
+    res: Response,
+    job: { prepared: boolean },
+    form: ImageForm | undefined,
+    jobId: string | undefined,
+  ) => {
+    const params = req.params as Record<string, string>;
+    const call = door.parse({ path: req.path, body: req.body, params, query: req.query, ...(form ? { form } : {}) });
     const inspected = await door.inspect(call, inputs);
     const caller = res.locals.caller!;
     const publicBase = deps.publicBase(req);
     await handleJobRequest(req, res, deps.jobs, route, {
+      ...(jobId ? { jobId } : {}),
       ...door.hold(call),
       fingerprint: () => fingerprint(door.name, door.fingerprint(call)),
       prepare: (jobId) => {
+        job.prepared = true;
         const meta: JobMeta = {
           requestId: res.locals.requestId,
           accountId: caller.accountId,
@@ -74,7 +103,7 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
       authenticate(deps.accounts, KEYS[door.http.credentials]),
       deps.limit,
       resolve,
-      jsonBody(deps.config.BODY_LIMIT_BYTES, maxStringBytes),
+      ...(door.http.form ? json.map(unlessForm) : json),
       handle,
     );
   }

@@ -43,6 +43,8 @@ export interface JobSpec<P> {
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
   prepare: (jobId: string) => Promise<P>;
   present: (job: Job, result: unknown, streamed?: ReadonlySet<number>) => ReturnType<Presenter>;
+  /** The job's id when the request made it already (a form's images are stored under it). */
+  jobId?: string;
   /** A call that takes the job's parts as they are made (a streamed set of images). */
   stream?: PartStream;
 }
@@ -95,7 +97,7 @@ async function admit<P extends { meta: JobMeta }>(
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
-    const jobId = newJobId(route.kind);
+    const jobId = (attempt === 0 ? spec.jobId : undefined) ?? newJobId(route.kind);
     if (idemKey) {
       const claim = await deps.idempotency.claim(caller.accountId, idemKey, print, jobId);
       if (claim.kind === 'conflict') {

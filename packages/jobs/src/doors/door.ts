@@ -1,6 +1,7 @@
 import type { BlobStore, UrlPolicy } from '@relay/core';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Hold } from '../admission.js';
+import type { ImageForm } from '../images/edit-request.js';
 import type { Dialect } from '../answers/error-bodies.js';
 import type { JobKind } from '../files.js';
 import type { JobMeta } from '../meta.js';
@@ -28,6 +29,8 @@ export interface Sent {
   /** Path parameters (a Gemini model, ...) and, for a batch line, those its url names. */
   params: Readonly<Record<string, string>>;
   query: Readonly<Record<string, unknown>>;
+  /** A multipart form (a door with `http.form`): its fields, and its files already in the store. */
+  form?: ImageForm;
 }
 
 /** Where inline inputs are checked (size, format, URL policy) and staged. */
@@ -70,6 +73,8 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
     paths: readonly string[];
     /** How its clients send their key: OpenAI's Bearer, or Google's x-goog-api-key / ?key= (Bearer too). */
     credentials: Dialect;
+    /** It also takes multipart/form-data, its image files streamed into the store as they come. */
+    form?: boolean;
     /** The longest string a field of its JSON body may hold (the body pre-scan's bound). */
     maxStringBytes(settings: { inputImageMaxBytes: number }): number;
     /** Whether a request its path pattern matched is its (Gemini's model paths also lead to :countTokens). */

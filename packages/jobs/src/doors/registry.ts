@@ -6,6 +6,7 @@ import type { AnyDoor } from './door.js';
 import { geminiSpeechDoor } from './gemini-speech.js';
 import { openAIImagesDoor } from './openai-images.js';
 import { openAISpeechDoor } from './openai-speech.js';
+import { openAIEditsDoor } from './openai-edits.js';
 
 /**
  * Every door of the relay, each onto one capability. Adding a dialect is a door file and a line
@@ -13,7 +14,7 @@ import { openAISpeechDoor } from './openai-speech.js';
  * list it, and lookups answer its jobs in its dialect.
  */
 export function createDoors(catalog: Catalog) {
-  const doors: AnyDoor[] = [openAIImagesDoor(catalog), geminiSpeechDoor(catalog), openAISpeechDoor(catalog)];
+  const doors: AnyDoor[] = [openAIImagesDoor(catalog), openAIEditsDoor(catalog), geminiSpeechDoor(catalog), openAISpeechDoor(catalog)];
   const byName = new Map(doors.map((door) => [door.name, door]));
   /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
   const original: Record<QueueName, AnyDoor> = {
@@ -35,7 +36,7 @@ export function createDoors(catalog: Catalog) {
       const speechPaths = Object.keys(catalog.speechModels).map((m) => `/v1beta/models/${m}:generateContent`);
       throw new AppError(
         'invalid_request',
-        `endpoint must be /v1/images/generations, /v1/audio/speech, or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
+        `endpoint must be /v1/images/generations, /v1/images/edits, /v1/audio/speech, or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
         { param: 'endpoint' },
       );
     },

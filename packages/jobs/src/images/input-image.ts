@@ -84,6 +84,11 @@ const MAGIC: Array<[InputImageFormat[], (b: Buffer) => boolean]> = [
   [['heic', 'heif'], (b) => b.subarray(4, 8).toString('latin1') === 'ftyp'],
 ];
 
+/** The format a file's first bytes say it is (an upload names none of its own that can be trusted). */
+export function sniffImageFormat(bytes: Buffer): InputImageFormat | undefined {
+  return MAGIC.find(([, matches]) => matches(bytes))?.[0][0];
+}
+
 /** Whether the decoded bytes start like a file of the declared format. */
 export function looksLike(format: InputImageFormat, bytes: Buffer): boolean {
   const entry = MAGIC.find(([formats]) => formats.includes(format));

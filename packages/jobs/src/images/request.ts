@@ -88,9 +88,19 @@ function refuse(ctx: Ctx, path: Array<string | number>, message: string) {
   ctx.addIssue({ code: 'custom', path, message });
 }
 
-/** Counts first: a request with the wrong number of images is refused before any entry is read. */
-function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx) {
-  const images = request.image === undefined ? [] : Array.isArray(request.image) ? request.image : [request.image];
+/**
+ * Counts first: a request with the wrong number of images is refused before any entry is read.
+ * Images uploaded as files (an edit's form) are already in the store: only their count is judged.
+ */
+function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx, uploaded?: number) {
+  const images =
+    uploaded !== undefined
+      ? Array.from({ length: uploaded }, () => 'uploaded')
+      : request.image === undefined
+        ? []
+        : Array.isArray(request.image)
+          ? request.image
+          : [request.image];
   const { min, max } = model.inputImages;
   if (Array.isArray(request.image) && request.image.length === 0) {
     refuse(ctx, ['image'], 'image must not be an empty array; omit it instead');
@@ -110,6 +120,7 @@ function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx) {
     );
     return undefined;
   }
+  if (uploaded !== undefined) return images.length;
   for (const [index, entry] of images.entries()) {
     const parsed = parseInputImage(entry);
     if (typeof parsed === 'string') {
@@ -149,15 +160,18 @@ export function unknownModel(asked: string, known: string[]): string {
   return `unknown model "${asked}"; ${meant ? `did you mean "${meant}"? Available` : 'available'}: ${known.join(', ')}`;
 }
 
-/** The full request schema for a catalog: SPEC types plus every per-model rule. */
-export function imageRequestSchema(models: Record<string, ImageModel>) {
+/**
+ * The full request schema for a catalog: SPEC types plus every per-model rule. `uploaded`: the
+ * images came as files (their count is what the rules judge; `image` itself is then absent).
+ */
+export function imageRequestSchema(models: Record<string, ImageModel>, uploaded?: number) {
   return imageRequestFields.superRefine((request, ctx) => {
     const model = ownValue(models, request.model);
     if (!model) {
       refuse(ctx, ['model'], unknownModel(request.model, Object.keys(models)));
       return;
     }
-    const imageCount = checkImages(request, model, ctx) ?? 0;
+    const imageCount = checkImages(request, model, ctx, uploaded) ?? 0;
     checkModelFields(request, model, ctx);
     if (request.size !== undefined) {
       const parsed = parseSize(request.size);
