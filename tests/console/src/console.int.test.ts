@@ -280,7 +280,19 @@ test('playground: an image and audio from the relay with the key pasted in, and 
   expect(sdk).toContain(`voiceName: "Puck"`);
   expect(sdk).toContain(`baseUrl: '${stack.url}'`);
   await shot('playground-speech');
-  // both were real, charged requests
+  // the same text through OpenAI's /v1/audio/speech, encoded by the relay as mp3: the browser plays it too
+  await page.getByLabel('Format').selectOption('mp3');
+  await page.getByRole('button', { name: 'Speak' }).click();
+  await page.getByText(/^mp3, \d+ KiB$/).waitFor({ timeout: 30_000 });
+  const mp3 = await page.locator('audio').evaluate(async (el: HTMLAudioElement) => {
+    if (el.readyState < 1) await new Promise((resolve) => el.addEventListener('loadedmetadata', resolve, { once: true }));
+    return el.duration;
+  });
+  expect(mp3).toBeGreaterThan(0.2);
+  expect(await page.locator('figure.code', { hasText: 'openai SDK' }).locator('code').textContent()).toContain(
+    'relay.audio.speech.create(',
+  );
+  // all three were real, charged requests
   const ledger = await json<{ entries: Array<{ type: string; model: string }> }>(
     stack.admin('GET', `/accounts/${customer.accountId}/usage?limit=5`),
   );
@@ -288,8 +300,8 @@ test('playground: an image and audio from the relay with the key pasted in, and 
     ledger.entries
       .filter((e) => e.type === 'settle')
       .map((e) => e.model)
-      .slice(0, 2),
-  ).toEqual([SPEECH_MODEL, IMAGE_MODEL]);
+      .slice(0, 3),
+  ).toEqual([SPEECH_MODEL, SPEECH_MODEL, IMAGE_MODEL]);
 });
 
 test('/docs renders the OpenAPI document from files the relay serves', async () => {

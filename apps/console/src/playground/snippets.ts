@@ -51,3 +51,29 @@ const response = await ai.models.generateContent({
 // 16-bit mono PCM; its rate is in inlineData.mimeType (audio/L16;codec=pcm;rate=24000)
 const pcm = Buffer.from(response.candidates![0]!.content!.parts![0]!.inlineData!.data!, 'base64');`;
 }
+
+/** The formats /v1/audio/speech answers that a browser plays (pcm is bare samples: nothing plays it). */
+export const SPEECH_FORMATS = ['gemini', 'mp3', 'opus', 'aac', 'flac', 'wav'] as const;
+export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+
+export const openAISpeechBody = (model: string, text: string, voice: string, format: Exclude<SpeechFormat, 'gemini'>) => ({
+  model,
+  voice,
+  input: text,
+  response_format: format,
+});
+
+export function openAISpeechCurl(origin: string, body: ReturnType<typeof openAISpeechBody>) {
+  return `curl -s ${origin}/v1/audio/speech \\
+  -H "Authorization: Bearer $RELAY_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d ${shellQuote(JSON.stringify(body))} -o speech.${body.response_format === 'opus' ? 'ogg' : body.response_format}`;
+}
+
+export function openAISpeechSdk(origin: string, body: ReturnType<typeof openAISpeechBody>) {
+  return `import OpenAI from 'openai';
+
+const relay = new OpenAI({ baseURL: '${origin}/v1', apiKey: process.env.RELAY_API_KEY });
+const audio = await relay.audio.speech.create(${json(body)});
+const bytes = Buffer.from(await audio.arrayBuffer());`;
+}
