@@ -36,6 +36,16 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
   });
 
   new Gauge({
+    name: 'relay_inbox_notices',
+    help: "Notices of job ends (and streamed parts) this api process received in its inbox: only its own waiters' jobs",
+    labelNames: ['type'],
+    registers: [registry],
+    collect() {
+      for (const [type, n] of Object.entries(queues.images.inbox.received)) this.set({ type }, n);
+    },
+  });
+
+  new Gauge({
     name: 'relay_waiting_requests',
     help: 'Requests of this api process waiting for their job, per queue',
     labelNames: ['queue'],

@@ -19,6 +19,8 @@ const BLOCK_MS = 5_000;
 export function createInbox(reader: Redis, writer: Redis, prefix: string, log: Logger) {
   const key = inboxKey(prefix, `${process.pid}-${randomBytes(6).toString('hex')}`);
   const listeners = new Set<(notice: Notice) => void>();
+  /** Notices this process received, by type (a metric: it must only ever hear of its own jobs). */
+  const received: Record<NoticeType, number> = { completed: 0, failed: 0, removed: 0, partial: 0 };
   let stopped = false;
   // from the start: nothing in it is old news (it is this process's own, trimmed as it is read)
   let last = '0';
@@ -46,6 +48,7 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
         last = id;
         const [, type = '', , jobId = '', , data = ''] = fields;
         if (type === 'hello') continue;
+        if (Object.hasOwn(received, type)) received[type as NoticeType] += 1;
         for (const listener of listeners) listener({ type: type as NoticeType, jobId, data });
       }
       if (entries.length) {
@@ -59,6 +62,7 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
   let refresh: NodeJS.Timeout | undefined;
   return {
     key,
+    received: received as Readonly<Record<NoticeType, number>>,
     async start() {
       await ensure();
       refresh = setInterval(() => void ensure().catch((err: Error) => log.warn({ err: err.message }, 'inbox refresh failed')), REFRESH_MS);

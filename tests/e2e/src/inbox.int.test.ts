@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { AppProcess } from '@relay/testkit';
+import { postJson, startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+let others: AppProcess[];
+beforeAll(async () => {
+  stack = await startStack();
+  others = await Promise.all([stack.spawn('api'), stack.spawn('api')]);
+}, 90_000);
+afterAll(async () => {
+  await Promise.all(others.map((api) => api.stop()));
+  await stack?.close();
+});
+
+/** What an api process's /metrics says its inbox received, by notice type. */
+async function inboxNotices(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const lines = [...text.matchAll(/^relay_inbox_notices\{([^}]*)\} (\d+)$/gm)];
+  return Object.fromEntries(lines.map(([, labels, n]) => [/type="(\w+)"/.exec(labels!)![1]!, Number(n)]));
+}
+
+test('a job end reaches only the api process waiting for it: three api processes, one waited, the others hear nothing', async () => {
+  const [waiting, ...idle] = others as [AppProcess, AppProcess];
+  const { key } = await stack.newKey();
+  const before = await Promise.all([waiting, ...idle].map((api) => inboxNotices(api.ready.url!)));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      postJson(`${waiting.ready.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: `lamp ${i}` }, key),
+    ),
+  );
+  expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
+  const after = await Promise.all([waiting, ...idle].map((api) => inboxNotices(api.ready.url!)));
+  // the waiting process heard of each of its 12 jobs once; the two others of none of them
+  expect(Object.keys(after[0]!).sort()).toEqual(['completed', 'failed', 'partial', 'removed']);
+  expect((after[0]!.completed ?? 0) - (before[0]!.completed ?? 0)).toBe(12);
+  for (const [i, idleAfter] of after.slice(1).entries()) {
+    const idleBefore = before[i + 1]!;
+    expect(Object.keys(idleAfter).map((type) => (idleAfter[type] ?? 0) - (idleBefore[type] ?? 0))).toEqual([0, 0, 0, 0]);
+  }
+});
