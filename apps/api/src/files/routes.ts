@@ -45,7 +45,7 @@ export const filePaths: ZodOpenApiPathsObject = {
       summary: 'A stored result (image or audio)',
       requestParams: { path: filePath },
       responses: {
-        '200': binaryAnswer('The file (FILES_MODE=proxy)', 'application/octet-stream'),
+        '200': binaryAnswer('The file, as stored (FILES_MODE=proxy)', 'image/*', 'audio/*'),
         '302': { description: 'To a short-lived presigned URL of the store (FILES_MODE=redirect)' },
         ...errorResponses('openai', [404, 503]),
       },

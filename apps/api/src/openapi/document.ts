@@ -1,6 +1,6 @@
 import type { Catalog } from '@relay/core';
 import type { Doors } from '@relay/jobs';
-import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { createDocument } from 'zod-openapi';
 import { adminBatchPaths } from '../admin/batch-routes.js';
 import { channelPaths } from '../admin/channel-routes.js';
 import { consoleAdminPaths } from '../admin/console-routes.js';
@@ -16,23 +16,8 @@ import { geminiPaths } from '../gemini/routes.js';
 import { opsPaths } from '../health.js';
 import { jobPaths } from '../jobs/routes.js';
 import { modelPaths } from '../models/routes.js';
+import { mergePaths } from './merge-paths.js';
 import { openApiPaths } from './routes.js';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
-
-/** The routers' path objects as one; two routers may serve one path (by method), never one operation. */
-export function mergePaths(all: ZodOpenApiPathsObject[]): ZodOpenApiPathsObject {
-  const merged: ZodOpenApiPathsObject = {};
-  for (const paths of all) {
-    for (const path of Object.keys(paths)) {
-      const [before, item] = [merged[path], paths[path]];
-      const twice = before && item && METHODS.find((m) => before[m] && item[m]);
-      if (twice) throw new Error(`${twice.toUpperCase()} ${path} is described twice`);
-      merged[path] = { ...before, ...item };
-    }
-  }
-  return merged;
-}
 
 /**
  * The OpenAPI 3.1 description of every route, each described beside its router from the zod

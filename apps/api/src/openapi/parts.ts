@@ -17,9 +17,9 @@ export const textAnswer = (description: string, mediaType: string): ZodOpenApiRe
   description,
   content: { [mediaType]: { schema: z.string() } },
 });
-export const binaryAnswer = (description: string, mediaType: string): ZodOpenApiResponseObject => ({
+export const binaryAnswer = (description: string, ...mediaTypes: string[]): ZodOpenApiResponseObject => ({
   description,
-  content: { [mediaType]: { schema: z.string().meta({ format: 'binary' }) } },
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: z.string().meta({ format: 'binary' }) }])),
 });
 
 type Security = Array<Record<string, string[]>>;
