@@ -24,23 +24,25 @@ const metadataSchema = z
   .refine((m) => Object.keys(m).length <= 16, 'metadata holds at most 16 pairs');
 
 /** POST /v1/batches, as OpenAI's SDKs send it. */
-export const batchCreateBody = z.strictObject({
-  input_file_id: z.string({ error: 'input_file_id is required' }).max(64),
-  endpoint: z.string({ error: 'endpoint is required' }).max(300),
-  completion_window: z.literal('24h', { error: 'completion_window must be "24h"' }),
-  metadata: metadataSchema.nullable().optional(),
-  output_expires_after: z
-    .strictObject({
-      anchor: z.literal('created_at'),
-      seconds: z
-        .number()
-        .int()
-        .min(3600)
-        .max(30 * 86_400),
-    })
-    .optional()
-    .describe('Accepted for compatibility; output files are kept until deleted'),
-});
+export const batchCreateBody = z
+  .strictObject({
+    input_file_id: z.string({ error: 'input_file_id is required' }).max(64),
+    endpoint: z.string({ error: 'endpoint is required' }).max(300),
+    completion_window: z.literal('24h', { error: 'completion_window must be "24h"' }),
+    metadata: metadataSchema.nullable().optional(),
+    output_expires_after: z
+      .strictObject({
+        anchor: z.literal('created_at'),
+        seconds: z
+          .number()
+          .int()
+          .min(3600)
+          .max(30 * 86_400),
+      })
+      .optional()
+      .describe('Accepted for compatibility; output files are kept until deleted'),
+  })
+  .meta({ id: 'BatchCreate' });
 export type BatchCreateBody = z.output<typeof batchCreateBody>;
 
 const batchErrorSchema = z.object({
@@ -54,40 +56,42 @@ export type BatchError = z.output<typeof batchErrorSchema>;
 const stamp = z.number().int().nullable();
 
 /** The Batch object, as OpenAI defines it, plus the relay's progress figures. */
-export const batchObjectSchema = z.object({
-  id: z.string(),
-  object: z.literal('batch'),
-  endpoint: z.string(),
-  errors: z.object({ object: z.literal('list'), data: z.array(batchErrorSchema) }).nullable(),
-  input_file_id: z.string(),
-  completion_window: z.string(),
-  status: z.enum(BATCH_STATUSES),
-  output_file_id: z.string().nullable(),
-  error_file_id: z.string().nullable(),
-  created_at: z.number().int(),
-  in_progress_at: stamp,
-  expires_at: stamp,
-  finalizing_at: stamp,
-  completed_at: stamp,
-  failed_at: stamp,
-  expired_at: stamp,
-  cancelling_at: stamp,
-  cancelled_at: stamp,
-  request_counts: z.object({ total: z.number().int(), completed: z.number().int(), failed: z.number().int() }),
-  metadata: z.record(z.string(), z.string()).nullable(),
-  progress: z
-    .object({
-      images: z.number().int().describe('Images delivered and stored so far'),
-      audio_seconds: z.number().describe('Seconds of audio delivered and stored so far'),
-      charged: z.number().int().describe('Micro-units charged so far'),
-      held: z.number().int().describe('Micro-units still held for the lines not yet run'),
-      estimated_completion_at: stamp.describe('Unix seconds, from the pace of the lines done so far'),
-    })
-    .describe("The relay's own figures (not in OpenAI's object)"),
-});
+export const batchObjectSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('batch'),
+    endpoint: z.string(),
+    errors: z.object({ object: z.literal('list'), data: z.array(batchErrorSchema) }).nullable(),
+    input_file_id: z.string(),
+    completion_window: z.string(),
+    status: z.enum(BATCH_STATUSES),
+    output_file_id: z.string().nullable(),
+    error_file_id: z.string().nullable(),
+    created_at: z.number().int(),
+    in_progress_at: stamp,
+    expires_at: stamp,
+    finalizing_at: stamp,
+    completed_at: stamp,
+    failed_at: stamp,
+    expired_at: stamp,
+    cancelling_at: stamp,
+    cancelled_at: stamp,
+    request_counts: z.object({ total: z.number().int(), completed: z.number().int(), failed: z.number().int() }),
+    metadata: z.record(z.string(), z.string()).nullable(),
+    progress: z
+      .object({
+        images: z.number().int().describe('Images delivered and stored so far'),
+        audio_seconds: z.number().describe('Seconds of audio delivered and stored so far'),
+        charged: z.number().int().describe('Micro-units charged so far'),
+        held: z.number().int().describe('Micro-units still held for the lines not yet run'),
+        estimated_completion_at: stamp.describe('Unix seconds, from the pace of the lines done so far'),
+      })
+      .describe("The relay's own figures (not in OpenAI's object)"),
+  })
+  .meta({ id: 'Batch' });
 export type BatchObject = z.output<typeof batchObjectSchema>;
 
-export const batchListSchema = cursorListSchema(batchObjectSchema);
+export const batchListSchema = cursorListSchema(batchObjectSchema).meta({ id: 'BatchList' });
 export type BatchList = z.output<typeof batchListSchema>;
 
 /** GET /admin/batches: every account's batches, newest first. */
@@ -99,10 +103,14 @@ export const adminBatchListQuery = z.strictObject({
     .regex(/^\d{1,9}$/)
     .optional(),
 });
-export const adminBatchListSchema = z.object({
-  batches: z.array(batchObjectSchema.extend({ account_id: z.string() })),
-  nextCursor: z.string().nullable(),
-});
+/** A batch as the operator sees it: whose it is, too. */
+export const adminBatchSchema = batchObjectSchema.extend({ account_id: z.string() }).meta({ id: 'AdminBatch' });
+export const adminBatchListSchema = z
+  .object({
+    batches: z.array(adminBatchSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'AdminBatchList' });
 export type AdminBatchList = z.output<typeof adminBatchListSchema>;
 
 export const batchListQuery = z.strictObject({
@@ -132,13 +140,15 @@ export const outputLineSchema = z.object({
 export type OutputLine = z.output<typeof outputLineSchema>;
 
 /** GET /v1/batches/{id}/results: the lines finished so far, in the order they finished. */
-export const batchResultsSchema = z.object({
-  object: z.literal('list'),
-  data: z.array(outputLineSchema),
-  /** Pass as `after` for the next page. */
-  after: z.number().int(),
-  has_more: z.boolean(),
-});
+export const batchResultsSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(outputLineSchema),
+    /** Pass as `after` for the next page. */
+    after: z.number().int(),
+    has_more: z.boolean(),
+  })
+  .meta({ id: 'BatchResults' });
 export type BatchResults = z.output<typeof batchResultsSchema>;
 
 export const batchResultsQuery = z.strictObject({

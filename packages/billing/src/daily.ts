@@ -32,18 +32,20 @@ export function unitCount(units: string): number {
   return leading ? Number(leading[1]) : 0;
 }
 
-export const dailyUsageSchema = z.object({
-  /** One row per day and model with any settled job, oldest day first. */
-  days: z.array(
-    z.object({
-      day: z.string().describe('YYYY-MM-DD (UTC)'),
-      model: z.string(),
-      charged: z.number().int().describe('micro-units charged'),
-      units: z.number().int().describe('images, or input + output tokens for speech'),
-      jobs: z.number().int(),
-    }),
-  ),
-});
+export const dailyUsageSchema = z
+  .object({
+    /** One row per day and model with any settled job, oldest day first. */
+    days: z.array(
+      z.object({
+        day: z.string().describe('YYYY-MM-DD (UTC)'),
+        model: z.string(),
+        charged: z.number().int().describe('micro-units charged'),
+        units: z.number().int().describe('images, or input + output tokens for speech'),
+        jobs: z.number().int(),
+      }),
+    ),
+  })
+  .meta({ id: 'DailyUsage' });
 export type DailyUsage = z.output<typeof dailyUsageSchema>;
 
 /** The last `days` days (today included) of one account, or of the relay with ALL_ACCOUNTS. */

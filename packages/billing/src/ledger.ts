@@ -27,7 +27,9 @@ export const ledgerEntrySchema = z.object({
 });
 export type LedgerEntry = z.output<typeof ledgerEntrySchema>;
 
-export const ledgerPageSchema = z.object({ entries: z.array(ledgerEntrySchema), nextCursor: z.string().nullable() });
+export const ledgerPageSchema = z
+  .object({ entries: z.array(ledgerEntrySchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'LedgerPage' });
 
 export interface LedgerQuery {
   /** Inclusive time bounds, epoch ms. */

@@ -29,23 +29,25 @@ const tunables = {
 };
 
 /** POST /admin/channels */
-export const channelCreateBody = z.strictObject({
-  id: name('id'),
-  upstream: z.enum(CHANNEL_KINDS, { error: 'upstream must be "ark" (images) or "gemini" (speech)' }),
-  baseUrl: httpUrl,
-  apiKey: z.string().min(1).max(4_096),
-  models: modelMap
-    .optional()
-    .describe(
-      "Public model id -> the vendor's id on this channel; default: every catalog model of this upstream kind, as the catalog maps it",
-    ),
-  weight: tunables.weight.default(1),
-  priority: tunables.priority.default(0),
-  maxConcurrent: tunables.maxConcurrent.default(0),
-  maxPerMinute: tunables.maxPerMinute.default(0),
-  capacityGroup: tunables.capacityGroup.optional(),
-  timeoutMs: tunables.timeoutMs.optional(),
-});
+export const channelCreateBody = z
+  .strictObject({
+    id: name('id'),
+    upstream: z.enum(CHANNEL_KINDS, { error: 'upstream must be "ark" (images) or "gemini" (speech)' }),
+    baseUrl: httpUrl,
+    apiKey: z.string().min(1).max(4_096),
+    models: modelMap
+      .optional()
+      .describe(
+        "Public model id -> the vendor's id on this channel; default: every catalog model of this upstream kind, as the catalog maps it",
+      ),
+    weight: tunables.weight.default(1),
+    priority: tunables.priority.default(0),
+    maxConcurrent: tunables.maxConcurrent.default(0),
+    maxPerMinute: tunables.maxPerMinute.default(0),
+    capacityGroup: tunables.capacityGroup.optional(),
+    timeoutMs: tunables.timeoutMs.optional(),
+  })
+  .meta({ id: 'ChannelBody' });
 export type ChannelCreateBody = z.output<typeof channelCreateBody>;
 
 /** PATCH /admin/channels/{id}: any of the fields; `models: null` goes back to the default mapping. */
@@ -62,41 +64,46 @@ export const channelPatchBody = z
     timeoutMs: tunables.timeoutMs,
     disabled: z.boolean().describe('Take the channel out of service (or back in: this also clears a disable after a 401/403)'),
   })
-  .partial();
+  .partial()
+  .meta({ id: 'ChannelPatch' });
 export type ChannelPatchBody = z.output<typeof channelPatchBody>;
 
 export const CHANNEL_STATES = ['closed', 'open', 'half-open', 'disabled'] as const;
 export type ChannelState = (typeof CHANNEL_STATES)[number];
 
 /** A channel as the admin API shows it: never its key. */
-export const channelViewSchema = z.object({
-  id: z.string(),
-  upstream: z.enum(CHANNEL_KINDS),
-  baseUrl: z.string(),
-  source: z
-    .enum(['config', 'admin'])
-    .describe('config: seeded from RELAY_CONFIG and the environment at every worker start (cannot be deleted, only disabled)'),
-  hasKey: z.boolean(),
-  models: z.record(z.string(), z.string()).describe('The models it serves: public id -> vendor id'),
-  defaultModels: z.boolean().describe('true when `models` is the default mapping'),
-  weight: z.number().int(),
-  priority: z.number().int(),
-  maxConcurrent: z.number().int(),
-  maxPerMinute: z.number().int(),
-  capacityGroup: z.string().nullable(),
-  timeoutMs: z.number().int().nullable(),
-  disabled: z.boolean(),
-  disabledReason: z.string().nullable(),
-  simulated: z.boolean().describe("Its base URL is the upstream simulator's (SIMULATOR_URL): what it answers is made up, not the vendor's"),
-  state: z
-    .enum(CHANNEL_STATES)
-    .describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),
-  openUntil: z.number().int().nullable().describe('Epoch ms when an open channel may be probed'),
-  inFlight: z.number().int().describe('Calls running now, across every worker'),
-  recentCalls: z.number().int().describe('Calls in the breaker window'),
-  recentFailureShare: z.number().describe('Share of them that failed (5xx, timeouts, resets)'),
-  latencyMs: z.number().int().nullable().describe('Recent call latency (moving average)'),
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-});
+export const channelViewSchema = z
+  .object({
+    id: z.string(),
+    upstream: z.enum(CHANNEL_KINDS),
+    baseUrl: z.string(),
+    source: z
+      .enum(['config', 'admin'])
+      .describe('config: seeded from RELAY_CONFIG and the environment at every worker start (cannot be deleted, only disabled)'),
+    hasKey: z.boolean(),
+    models: z.record(z.string(), z.string()).describe('The models it serves: public id -> vendor id'),
+    defaultModels: z.boolean().describe('true when `models` is the default mapping'),
+    weight: z.number().int(),
+    priority: z.number().int(),
+    maxConcurrent: z.number().int(),
+    maxPerMinute: z.number().int(),
+    capacityGroup: z.string().nullable(),
+    timeoutMs: z.number().int().nullable(),
+    disabled: z.boolean(),
+    disabledReason: z.string().nullable(),
+    simulated: z
+      .boolean()
+      .describe("Its base URL is the upstream simulator's (SIMULATOR_URL): what it answers is made up, not the vendor's"),
+    state: z
+      .enum(CHANNEL_STATES)
+      .describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),
+    openUntil: z.number().int().nullable().describe('Epoch ms when an open channel may be probed'),
+    inFlight: z.number().int().describe('Calls running now, across every worker'),
+    recentCalls: z.number().int().describe('Calls in the breaker window'),
+    recentFailureShare: z.number().describe('Share of them that failed (5xx, timeouts, resets)'),
+    latencyMs: z.number().int().nullable().describe('Recent call latency (moving average)'),
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: 'Channel' });
 export type ChannelView = z.output<typeof channelViewSchema>;

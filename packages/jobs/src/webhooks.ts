@@ -14,24 +14,28 @@ export const WEBHOOK_EVENTS = [
 export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);
 export type WebhookEvent = z.output<typeof webhookEventSchema>;
 
-export const webhookBody = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(2048),
-  events: z.array(webhookEventSchema).min(1).max(WEBHOOK_EVENTS.length).optional().describe('Default: every event'),
-  description: z.string().max(200).optional(),
-});
+export const webhookBody = z
+  .strictObject({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(2048),
+    events: z.array(webhookEventSchema).min(1).max(WEBHOOK_EVENTS.length).optional().describe('Default: every event'),
+    description: z.string().max(200).optional(),
+  })
+  .meta({ id: 'WebhookBody' });
 
-export const webhookEndpointSchema = z.object({
-  id: z.string(),
-  accountId: z.string(),
-  url: z.string(),
-  events: z.array(webhookEventSchema),
-  description: z.string(),
-  createdAt: z.number().int(),
-});
+export const webhookEndpointSchema = z
+  .object({
+    id: z.string(),
+    accountId: z.string(),
+    url: z.string(),
+    events: z.array(webhookEventSchema),
+    description: z.string(),
+    createdAt: z.number().int(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>;
 
 /** The answer to a new endpoint: the signing secret, shown this once. */
-export const newWebhookSchema = webhookEndpointSchema.extend({ secret: z.string() });
+export const newWebhookSchema = webhookEndpointSchema.extend({ secret: z.string() }).meta({ id: 'NewWebhook' });
 
 export const webhookDeliverySchema = z.object({
   at: z.number().int(),
@@ -44,7 +48,7 @@ export const webhookDeliverySchema = z.object({
   error: z.string().optional(),
 });
 export type WebhookDelivery = z.output<typeof webhookDeliverySchema>;
-export const webhookDeliveriesSchema = z.object({ deliveries: z.array(webhookDeliverySchema) });
+export const webhookDeliveriesSchema = z.object({ deliveries: z.array(webhookDeliverySchema) }).meta({ id: 'WebhookDeliveries' });
 
 export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;
 /** The BullMQ queue deliveries go through (retries with backoff, survives restarts). */

@@ -1,5 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { buildOpenApiDocument } from '@relay/api';
+import { loadCatalog } from '@relay/core';
+import { createDoors } from '@relay/jobs';
+import { componentsReached, METHODS, type OpenApiDocument } from './openapi-conformance.js';
 import { startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -47,6 +51,29 @@ test('every route of the app is in the document, and nothing else', async () => 
   expect(actual.size).toBeGreaterThan(15);
   expect([...actual].filter((r) => !documented.has(r))).toEqual([]);
   expect([...documented].filter((r) => !actual.has(r))).toEqual([]);
+});
+
+test('every operation answers some 2xx; every $ref names a component; every component is named by an operation', async () => {
+  const document = (await (await fetch(`${stack.url}/openapi.json`)).json()) as OpenApiDocument;
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((m) => ({ name: `${m.toUpperCase()} ${path}`, operation: item[m] })),
+  );
+  expect(operations.filter(({ operation }) => !Object.keys(operation.responses).some((s) => /^2\d\d$/.test(s))).map((o) => o.name)).toEqual(
+    [],
+  );
+  const refs = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!);
+  expect(refs.length).toBeGreaterThan(100);
+  expect(
+    refs.filter((ref) => !ref.startsWith('#/components/schemas/') || !Object.hasOwn(document.components.schemas, ref.split('/').pop()!)),
+  ).toEqual([]);
+  const named = componentsReached(document, document.paths);
+  expect(Object.keys(document.components.schemas).filter((name) => !named.has(name))).toEqual([]);
+});
+
+test('the document is built the same again in the same process (schema ids are module-level: no clash)', async () => {
+  const served = (await (await fetch(`${stack.url}/openapi.json`)).json()) as { info: { version: string } };
+  const catalog = loadCatalog({});
+  expect(JSON.parse(JSON.stringify(buildOpenApiDocument(catalog, createDoors(catalog), served.info.version)))).toEqual(served);
 });
 
 test('the schemas come from the code: the model enum and a field rule are there', async () => {

@@ -1,7 +1,14 @@
 import express from 'express';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, getObject, isMissingObject, parseOrThrow, storeUnavailable, type BlobStore } from '@relay/core';
-import { adminBatchListQuery, ENDED, fileKey, type BatchRecords } from '@relay/batch';
+import { adminBatchListQuery, adminBatchListSchema, adminBatchSchema, ENDED, fileKey, type BatchRecords } from '@relay/batch';
+import { errorResponses } from '@relay/jobs';
 import { sendArchive } from '../batches/archive.js';
+import { ADMIN_SECURITY, binaryAnswer, jsonAnswer, textAnswer } from '../openapi/parts.js';
+
+const batchPath = z.object({ id: z.string().describe('The batch id') });
+const batchFilePath = batchPath.extend({ which: z.enum(['output', 'error']) });
 
 /**
  * Every account's batches for the operator (the console's Batches page): listed with their
@@ -22,26 +29,25 @@ export function adminBatchRoutes(records: BatchRecords, store: BlobStore) {
   });
 
   router.get('/batches/:id', async (req, res) => {
-    const batch = await batchOr404(String(req.params.id));
+    const batch = await batchOr404(parseOrThrow(batchPath, req.params).id);
     res.json({ ...(await records.present(batch)), account_id: batch.accountId });
   });
 
   router.post('/batches/:id/cancel', async (req, res) => {
-    const batch = await batchOr404(String(req.params.id));
+    const batch = await batchOr404(parseOrThrow(batchPath, req.params).id);
     const status = await records.cancel(batch.id);
     if (status !== 'cancelling') throw new AppError('conflict', `a batch that is ${status} cannot be cancelled`, { retryable: false });
     res.json({ ...(await records.present((await records.read(batch.id))!)), account_id: batch.accountId });
   });
 
   router.get('/batches/:id/files/:which', async (req, res) => {
-    const batch = await batchOr404(String(req.params.id));
-    const which = String(req.params.which);
-    const fileId = which === 'output' ? batch.outputFileId : which === 'error' ? batch.errorFileId : undefined;
-    if (!fileId)
-      throw new AppError(
-        'not_found',
-        which === 'output' || which === 'error' ? `${batch.id} has no ${which} file (yet)` : 'files are output or error',
-      );
+    const params = batchFilePath.safeParse(req.params);
+    // a file that is neither is no resource: a 404, as for any other unknown path
+    if (!params.success) throw new AppError('not_found', 'files are output or error');
+    const { id, which } = params.data;
+    const batch = await batchOr404(id);
+    const fileId = which === 'output' ? batch.outputFileId : batch.errorFileId;
+    if (!fileId) throw new AppError('not_found', `${batch.id} has no ${which} file (yet)`);
     try {
       const object = await getObject(store, fileKey(fileId));
       res.set({
@@ -57,7 +63,7 @@ export function adminBatchRoutes(records: BatchRecords, store: BlobStore) {
   });
 
   router.get('/batches/:id/archive', async (req, res) => {
-    const batch = await batchOr404(String(req.params.id));
+    const batch = await batchOr404(parseOrThrow(batchPath, req.params).id);
     if (!ENDED.has(batch.status))
       throw new AppError('conflict', `${batch.id} is ${batch.status}: its archive is ready once it has ended`, { retryable: false });
     await sendArchive(res, store, batch);
@@ -65,3 +71,46 @@ export function adminBatchRoutes(records: BatchRecords, store: BlobStore) {
 
   return router;
 }
+
+const admin = { tags: ['admin'], security: ADMIN_SECURITY };
+const ofBatch = { ...admin, requestParams: { path: batchPath } };
+
+export const adminBatchPaths: ZodOpenApiPathsObject = {
+  '/admin/batches': {
+    get: {
+      ...admin,
+      summary: "Every account's batches (or one account's), newest first, with their progress",
+      requestParams: { query: adminBatchListQuery },
+      responses: { '200': jsonAnswer('A page of batches', adminBatchListSchema), ...errorResponses('openai', [400, 401]) },
+    },
+  },
+  '/admin/batches/{id}': {
+    get: {
+      ...ofBatch,
+      summary: 'One batch, of any account',
+      responses: { '200': jsonAnswer('The batch', adminBatchSchema), ...errorResponses('openai', [401, 404]) },
+    },
+  },
+  '/admin/batches/{id}/cancel': {
+    post: {
+      ...ofBatch,
+      summary: 'Cancel a batch: nothing more starts, lines in flight finish',
+      responses: { '200': jsonAnswer('The batch, cancelling', adminBatchSchema), ...errorResponses('openai', [401, 404, 409]) },
+    },
+  },
+  '/admin/batches/{id}/files/{which}': {
+    get: {
+      ...admin,
+      summary: "A batch's output or error file (JSONL)",
+      requestParams: { path: batchFilePath },
+      responses: { '200': textAnswer('The file', 'application/jsonl'), ...errorResponses('openai', [401, 404, 503]) },
+    },
+  },
+  '/admin/batches/{id}/archive': {
+    get: {
+      ...ofBatch,
+      summary: 'A ZIP of every file an ended batch made, with manifest.json',
+      responses: { '200': binaryAnswer('The archive, streamed', 'application/zip'), ...errorResponses('openai', [401, 404, 409]) },
+    },
+  },
+};

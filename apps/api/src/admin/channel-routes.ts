@@ -1,16 +1,24 @@
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, parseOrThrow, type Catalog } from '@relay/core';
+import { errorResponses } from '@relay/jobs';
 import {
   channelCreateBody,
   channelPatchBody,
   channelViews,
+  channelViewSchema,
   createChannelStore,
   unknownModels,
   type ChannelRecord,
   type KeySealer,
 } from '@relay/channels';
 import { jsonBody } from '../http/json-body.js';
+import { ADMIN_SECURITY, jsonAnswer, jsonRequest } from '../openapi/parts.js';
+
+const channelPath = z.object({ id: z.string().describe('The channel id') });
+export const channelListSchema = z.object({ channels: z.array(channelViewSchema) }).meta({ id: 'ChannelList' });
 
 export interface ChannelRoutesDeps {
   redis: Redis;
@@ -61,7 +69,7 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
   });
 
   router.get('/channels/:id', async (req, res) => {
-    res.json((await present([await channelOr404(String(req.params.id))]))[0]);
+    res.json((await present([await channelOr404(parseOrThrow(channelPath, req.params).id)]))[0]);
   });
 
   router.post('/channels', jsonBody(deps.bodyLimit), async (req: Request, res: Response) => {
@@ -86,7 +94,7 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
 
   router.patch('/channels/:id', jsonBody(deps.bodyLimit), async (req: Request, res: Response) => {
     const body = parseOrThrow(channelPatchBody, req.body);
-    const channel = await channelOr404(String(req.params.id));
+    const channel = await channelOr404(parseOrThrow(channelPath, req.params).id);
     checkModels(channel.upstream, body.models);
     if (channel.source === 'config' && (body.apiKey !== undefined || body.baseUrl !== undefined)) {
       throw new AppError(
@@ -103,7 +111,7 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
   });
 
   router.delete('/channels/:id', async (req, res) => {
-    const channel = await channelOr404(String(req.params.id));
+    const channel = await channelOr404(parseOrThrow(channelPath, req.params).id);
     if (channel.source === 'config') {
       throw new AppError(
         'conflict',
@@ -118,3 +126,40 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
 
   return router;
 }
+
+const admin = { tags: ['admin'], security: ADMIN_SECURITY };
+const ofChannel = { ...admin, requestParams: { path: channelPath } };
+
+export const channelPaths: ZodOpenApiPathsObject = {
+  '/admin/channels': {
+    get: {
+      ...admin,
+      summary: 'Upstream channels: breaker state, calls in flight, recent failures, latency (never a key)',
+      responses: { '200': jsonAnswer('The channels', channelListSchema), ...errorResponses('openai', [401]) },
+    },
+    post: {
+      ...admin,
+      summary: 'Add an upstream channel (its key is kept encrypted with CHANNEL_SECRET); every worker uses it within CHANNEL_REFRESH_MS',
+      requestBody: jsonRequest(channelCreateBody),
+      responses: { '201': jsonAnswer('The channel', channelViewSchema), ...errorResponses('openai', [400, 401, 409, 413, 415]) },
+    },
+  },
+  '/admin/channels/{id}': {
+    get: {
+      ...ofChannel,
+      summary: 'One channel',
+      responses: { '200': jsonAnswer('The channel', channelViewSchema), ...errorResponses('openai', [401, 404]) },
+    },
+    patch: {
+      ...ofChannel,
+      summary: 'Change a channel: weight, tier, capacity, models, key, or take it out of service (disabled)',
+      requestBody: jsonRequest(channelPatchBody),
+      responses: { '200': jsonAnswer('The channel', channelViewSchema), ...errorResponses('openai', [400, 401, 404, 413, 415]) },
+    },
+    delete: {
+      ...ofChannel,
+      summary: 'Remove a channel added through this API (config channels can only be disabled)',
+      responses: { '200': jsonAnswer('The removed channel', channelViewSchema), ...errorResponses('openai', [401, 404, 409]) },
+    },
+  },
+};

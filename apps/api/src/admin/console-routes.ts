@@ -1,15 +1,31 @@
 import { readFile } from 'node:fs/promises';
 import express from 'express';
 import type { Redis } from 'ioredis';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Catalog } from '@relay/core';
-import { ALL_ACCOUNTS, readDailyUsage, readMonthSpend, type Billing } from '@relay/billing';
+import { ALL_ACCOUNTS, dailyUsageSchema, readDailyUsage, readMonthSpend, type Billing } from '@relay/billing';
 import { AppError, decodeFailure, parseOrThrow } from '@relay/core';
+import { errorResponses } from '@relay/jobs';
 import { listAccountIds, searchAccountIds, searchWords } from '../auth/account-index.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import type { Queues } from '../jobs/queues.js';
-import { readTraffic, trafficQuery } from '../stats/read-traffic.js';
+import { ADMIN_SECURITY, jsonAnswer } from '../openapi/parts.js';
+import { readTraffic, trafficQuery, trafficSchema } from '../stats/read-traffic.js';
 import { DASHBOARD_PATH } from './dashboard.js';
-import { accountListQuery, dailyQuery, jobStates, type AccountSummary, type QueueStats } from './console-schemas.js';
+import {
+  accountListQuery,
+  accountListSchema,
+  adminCatalogSchema,
+  dailyQuery,
+  demoKeySchema,
+  jobStates,
+  queueStatsSchema,
+  type AccountSummary,
+  type AdminCatalog,
+  type DemoKey,
+  type QueueStats,
+} from './console-schemas.js';
+import { accountPath } from './schemas.js';
 
 export interface ConsoleAdminDeps {
   accounts: AccountsStore;
@@ -61,8 +77,9 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
 
   router.get('/accounts/:id/usage/daily', async (req, res) => {
     const { days } = parseOrThrow(dailyQuery, req.query);
-    const account = await accounts.getAccount(String(req.params.id));
-    if (!account) throw new AppError('not_found', `no account ${String(req.params.id)}`);
+    const { id } = parseOrThrow(accountPath, req.params);
+    const account = await accounts.getAccount(id);
+    if (!account) throw new AppError('not_found', `no account ${id}`);
     res.json(await readDailyUsage(redis, prefix, account.id, days));
   });
 
@@ -105,7 +122,7 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
   });
 
   router.get('/catalog', (_req, res) => {
-    res.json({
+    const answer: AdminCatalog = {
       imageModels: Object.entries(catalog.imageModels).map(([id, m]) => ({
         id,
         price: m.price,
@@ -113,12 +130,14 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
         sequential: m.sequential,
       })),
       speechModels: Object.entries(catalog.speechModels).map(([id, m]) => ({ id, voices: m.voices, price: m.price })),
-    });
+    };
+    res.json(answer);
   });
 
   // behind the admin token like every route here: the operator could make a key anyway, an anonymous caller never sees it
   router.get('/demo-key', async (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ key: demoKeyFile ? await readDemoKey(demoKeyFile) : null });
+    const answer: DemoKey = { key: demoKeyFile ? await readDemoKey(demoKeyFile) : null };
+    res.set('Cache-Control', 'no-store').json(answer);
   });
 
   return router;
@@ -133,3 +152,66 @@ async function readDemoKey(file: string): Promise<string | null> {
     return null; // not written yet, or not the launcher's file
   }
 }
+
+const admin = { tags: ['admin'], security: ADMIN_SECURITY };
+
+/** The routes above, as OpenAPI (POST /admin/accounts, creating one, is the admin routes'). */
+export const consoleAdminPaths: ZodOpenApiPathsObject = {
+  '/admin/accounts': {
+    get: {
+      ...admin,
+      summary: 'Accounts, newest first, or those matching a search',
+      description: 'Read from an index kept when accounts are created: no scan of Redis.',
+      requestParams: { query: accountListQuery },
+      responses: {
+        '200': jsonAnswer("A page of accounts with balances and this month's spend", accountListSchema),
+        ...errorResponses('openai', [400, 401]),
+      },
+    },
+  },
+  '/admin/accounts/{id}/usage/daily': {
+    get: {
+      ...admin,
+      summary: "The account's spend, units and jobs per day and model",
+      requestParams: { path: accountPath, query: dailyQuery },
+      responses: { '200': jsonAnswer('Daily aggregates', dailyUsageSchema), ...errorResponses('openai', [400, 401, 404]) },
+    },
+  },
+  '/admin/usage/daily': {
+    get: {
+      ...admin,
+      summary: "The relay's spend, units and jobs per day and model",
+      requestParams: { query: dailyQuery },
+      responses: { '200': jsonAnswer('Daily aggregates', dailyUsageSchema), ...errorResponses('openai', [400, 401]) },
+    },
+  },
+  '/admin/stats/traffic': {
+    get: {
+      ...admin,
+      summary: 'Requests, errors and latency per minute (every api process, from Redis)',
+      requestParams: { query: trafficQuery },
+      responses: { '200': jsonAnswer('Per-minute traffic', trafficSchema), ...errorResponses('openai', [400, 401]) },
+    },
+  },
+  '/admin/stats/queues': {
+    get: {
+      ...admin,
+      summary: 'Jobs per queue and state, and the latest failures',
+      responses: { '200': jsonAnswer('Queue counts', queueStatsSchema), ...errorResponses('openai', [401]) },
+    },
+  },
+  '/admin/catalog': {
+    get: {
+      ...admin,
+      summary: 'The models, prices and voices the relay serves',
+      responses: { '200': jsonAnswer('The catalog', adminCatalogSchema), ...errorResponses('openai', [401]) },
+    },
+  },
+  '/admin/demo-key': {
+    get: {
+      ...admin,
+      summary: "The demo account's key npm start made, for the console playground (null on any other relay)",
+      responses: { '200': jsonAnswer('The demo key, or null', demoKeySchema), ...errorResponses('openai', [401]) },
+    },
+  },
+};

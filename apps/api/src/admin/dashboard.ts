@@ -2,7 +2,10 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Router } from 'express';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { errorResponses } from '@relay/jobs';
 import type { Queues } from '../jobs/queues.js';
+import { ADMIN_SECURITY, textAnswer } from '../openapi/parts.js';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -17,3 +20,15 @@ export function dashboardRouter(queues: Queues) {
   });
   return serverAdapter.getRouter() as Router;
 }
+
+/** The dashboard's page (its own API and assets under the same path are bull-board's, not the relay's). */
+export const dashboardPaths: ZodOpenApiPathsObject = {
+  [DASHBOARD_PATH]: {
+    get: {
+      tags: ['admin'],
+      summary: 'The BullMQ dashboard (bull-board); a browser is asked for the admin token as a Basic password',
+      security: ADMIN_SECURITY,
+      responses: { '200': textAnswer('HTML', 'text/html'), ...errorResponses('openai', [401]) },
+    },
+  },
+};

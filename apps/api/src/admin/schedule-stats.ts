@@ -11,23 +11,25 @@ const tallyRow = z.object({
   cost: z.number().describe('cost units: images, or seconds of audio'),
 });
 
-export const scheduleStatsSchema = z.object({
-  queues: z.array(
-    z.object({
-      name: z.string(),
-      lanes: z.array(
-        z.object({
-          lane: laneSchema,
-          jobs: z.number().int(),
-          cost: z.number(),
-          accounts: z.array(tallyRow).describe(`the ${TOP_ACCOUNTS} accounts with the most pending cost`),
-        }),
-      ),
-      running: z.array(tallyRow).describe('jobs handed to the workers, per account'),
-      dispatching: z.number().int().describe('picked, not yet in BullMQ (about 0; more means promotions fail)'),
-    }),
-  ),
-});
+export const scheduleStatsSchema = z
+  .object({
+    queues: z.array(
+      z.object({
+        name: z.string(),
+        lanes: z.array(
+          z.object({
+            lane: laneSchema,
+            jobs: z.number().int(),
+            cost: z.number(),
+            accounts: z.array(tallyRow).describe(`the ${TOP_ACCOUNTS} accounts with the most pending cost`),
+          }),
+        ),
+        running: z.array(tallyRow).describe('jobs handed to the workers, per account'),
+        dispatching: z.number().int().describe('picked, not yet in BullMQ (about 0; more means promotions fail)'),
+      }),
+    ),
+  })
+  .meta({ id: 'ScheduleStats' });
 export type ScheduleStatsAnswer = z.output<typeof scheduleStatsSchema>;
 
 type Tally = Map<string, { count: number; cost: number }>;

@@ -1,4 +1,6 @@
 import express, { type RequestHandler } from 'express';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import {
   AppError,
   type BlobStore,
@@ -11,8 +13,14 @@ import {
 } from '@relay/core';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
-import { fileKey, fileListQuery, visibleFile, type FileRecords } from '@relay/batch';
+import { fileDeletedSchema, fileKey, fileListQuery, fileListSchema, fileObjectSchema, visibleFile, type FileRecords } from '@relay/batch';
+import { errorResponses, SECURITY } from '@relay/jobs';
+import { jsonAnswer, textAnswer } from '../openapi/parts.js';
 import { receiveUpload, type UploadLimits } from './upload.js';
+
+const filePath = z.object({ fileId: z.string() });
+/** The upload's form, as OpenAI's SDKs send it (read by a streaming parser: upload.ts). */
+const uploadForm = z.object({ file: z.string().meta({ format: 'binary' }).describe('The JSONL'), purpose: z.literal('batch') });
 
 export interface BatchFilesDeps {
   accounts: AccountsStore;
@@ -32,7 +40,8 @@ export interface BatchFilesDeps {
 export function batchFilesRoutes(deps: BatchFilesDeps) {
   const router = express.Router();
   const auth = authenticate(deps.accounts, OPENAI_KEYS);
-  const own = async (accountId: string, id: string) => {
+  const own = async (accountId: string, params: unknown) => {
+    const id = parseOrThrow(filePath, params).fileId;
     const file = await deps.records.get(accountId, id);
     if (!file) throw new AppError('not_found', `No such File object: ${id}`, { param: 'file_id' });
     return file;
@@ -81,11 +90,11 @@ export function batchFilesRoutes(deps: BatchFilesDeps) {
   });
 
   router.get('/v1/files/:fileId', auth, deps.readLimit, async (req, res) => {
-    res.json(visibleFile(await own(res.locals.caller!.accountId, String(req.params.fileId))));
+    res.json(visibleFile(await own(res.locals.caller!.accountId, req.params)));
   });
 
   router.get('/v1/files/:fileId/content', auth, deps.readLimit, async (req, res) => {
-    const file = await own(res.locals.caller!.accountId, String(req.params.fileId));
+    const file = await own(res.locals.caller!.accountId, req.params);
     try {
       const object = await getObject(deps.store, fileKey(file.id));
       res.set({
@@ -101,13 +110,55 @@ export function batchFilesRoutes(deps: BatchFilesDeps) {
   });
 
   router.delete('/v1/files/:fileId', auth, deps.requestLimit, async (req, res) => {
-    const file = await own(res.locals.caller!.accountId, String(req.params.fileId));
+    const file = await own(res.locals.caller!.accountId, req.params);
     await deleteObject(deps.store, fileKey(file.id)).catch((error: unknown) => {
       if (!isMissingObject(error)) throw storeUnavailable(error);
     });
     await deps.records.remove(file);
-    res.json({ id: file.id, object: 'file', deleted: true });
+    res.json({ id: file.id, object: 'file', deleted: true } satisfies z.input<typeof fileDeletedSchema>);
   });
 
   return router;
 }
+
+const files = { tags: ['batch'], security: SECURITY.openai };
+const ofFile = { ...files, requestParams: { path: filePath } };
+
+/** OpenAI's Files API, for batch inputs (purpose "batch") and the outputs batches write. */
+export const batchFilePaths: ZodOpenApiPathsObject = {
+  '/v1/files': {
+    post: {
+      ...files,
+      summary: 'Upload a batch input file (JSONL)',
+      description:
+        'multipart/form-data with `file` and `purpose=batch`; streamed into the store; at most BATCH_FILE_MAX_BYTES (200 MiB) and BATCH_FILE_MAX_LINES (50,000 lines).',
+      requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadForm } } },
+      responses: { '200': jsonAnswer('The file', fileObjectSchema), ...errorResponses('openai', [400, 401, 413, 415, 429, 503]) },
+    },
+    get: {
+      ...files,
+      summary: "The account's files, newest first",
+      requestParams: { query: fileListQuery },
+      responses: { '200': jsonAnswer('A page of files', fileListSchema), ...errorResponses('openai', [400, 401, 429]) },
+    },
+  },
+  '/v1/files/{fileId}': {
+    get: {
+      ...ofFile,
+      summary: 'One file',
+      responses: { '200': jsonAnswer('The file', fileObjectSchema), ...errorResponses('openai', [401, 404, 429]) },
+    },
+    delete: {
+      ...ofFile,
+      summary: 'Delete a file and its content',
+      responses: { '200': jsonAnswer('Deleted', fileDeletedSchema), ...errorResponses('openai', [401, 404, 429, 503]) },
+    },
+  },
+  '/v1/files/{fileId}/content': {
+    get: {
+      ...ofFile,
+      summary: "A file's content",
+      responses: { '200': textAnswer('The JSONL', 'application/jsonl'), ...errorResponses('openai', [401, 404, 429, 503]) },
+    },
+  },
+};

@@ -2,6 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Response } from 'express';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { consoleConfigSchema, type ConsoleConfig } from '../admin/console-schemas.js';
+import { jsonAnswer, textAnswer } from '../openapi/parts.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -47,7 +51,8 @@ export function consoleRoutes(options: { adminEnabled: boolean; version: string;
   };
 
   router.get(`${CONSOLE_PATH}/config`, (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ adminEnabled: options.adminEnabled, version: options.version });
+    const config: ConsoleConfig = { adminEnabled: options.adminEnabled, version: options.version };
+    res.set('Cache-Control', 'no-store').json(config);
   });
   if (dir) {
     router.use(
@@ -60,3 +65,31 @@ export function consoleRoutes(options: { adminEnabled: boolean; version: string;
   router.get(`${CONSOLE_PATH}/*path`, (_req, res) => sendIndex(res));
   return router;
 }
+
+const html = textAnswer('HTML', 'text/html');
+
+export const consolePaths: ZodOpenApiPathsObject = {
+  [`${CONSOLE_PATH}/config`]: {
+    get: {
+      tags: ['console'],
+      summary: 'Whether the admin API is enabled (no authentication; nothing secret)',
+      responses: { '200': jsonAnswer('Console settings', consoleConfigSchema) },
+    },
+  },
+  [CONSOLE_PATH]: {
+    get: {
+      tags: ['console'],
+      summary: 'The operator console (a single-page app; sign in with the admin token)',
+      responses: { '200': html, '503': textAnswer('The console is not built (a page that says how to build it)', 'text/html') },
+    },
+  },
+  [`${CONSOLE_PATH}/{path}`]: {
+    'x-express-route': `${CONSOLE_PATH}/*path`,
+    get: {
+      tags: ['console'],
+      summary: "The console's pages (the app routes in the browser); /console/assets/* are its files",
+      requestParams: { path: z.object({ path: z.string() }) },
+      responses: { '200': html, '503': textAnswer('The console is not built', 'text/html') },
+    },
+  },
+};

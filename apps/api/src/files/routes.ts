@@ -1,7 +1,12 @@
 import express from 'express';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { AppError, getObject, isMissingObject, presignGet, storeUnavailable, type BlobStore } from '@relay/core';
-import { parseFileId } from '@relay/jobs';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { AppError, getObject, isMissingObject, parseOrThrow, presignGet, storeUnavailable, type BlobStore } from '@relay/core';
+import { errorResponses, parseFileId } from '@relay/jobs';
+import { binaryAnswer } from '../openapi/parts.js';
+
+const filePath = z.object({ fileId: z.string().describe('As the links the relay hands out name it') });
 
 /**
  * Stable links to stored results. `redirect` sends clients to a short-lived presigned URL of
@@ -10,7 +15,7 @@ import { parseFileId } from '@relay/jobs';
 export function filesRoutes(store: BlobStore, mode: 'redirect' | 'proxy', linkTtlSeconds: number) {
   const router = express.Router();
   router.get('/files/:fileId', async (req, res) => {
-    const file = parseFileId(String(req.params.fileId));
+    const file = parseFileId(parseOrThrow(filePath, req.params).fileId);
     if (!file) throw new AppError('not_found', 'no such file');
     try {
       if (mode === 'redirect') {
@@ -32,3 +37,18 @@ export function filesRoutes(store: BlobStore, mode: 'redirect' | 'proxy', linkTt
   });
   return router;
 }
+
+export const filePaths: ZodOpenApiPathsObject = {
+  '/files/{fileId}': {
+    get: {
+      tags: ['files'],
+      summary: 'A stored result (image or audio)',
+      requestParams: { path: filePath },
+      responses: {
+        '200': binaryAnswer('The file, as stored (FILES_MODE=proxy)', 'image/*', 'audio/*'),
+        '302': { description: 'To a short-lived presigned URL of the store (FILES_MODE=redirect)' },
+        ...errorResponses('openai', [404, 503]),
+      },
+    },
+  },
+};

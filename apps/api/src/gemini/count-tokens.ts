@@ -12,7 +12,8 @@ export const countTokensBody = z
   .refine((body) => (body.contents === undefined) !== (body.generateContentRequest === undefined), {
     message: 'send either contents or generateContentRequest',
     path: ['contents'],
-  });
+  })
+  .meta({ id: 'CountTokensRequest' });
 
 /**
  * Counts as the relay reserves: every character of the text one token (text never takes more

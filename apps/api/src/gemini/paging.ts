@@ -8,8 +8,9 @@ export const pageQuery = z.object({
     .int('pageSize must be an integer')
     .min(0, 'pageSize must not be negative')
     .optional()
-    .transform((size) => Math.min(size || 50, 1000)),
-  pageToken: z.string().optional(),
+    .transform((size) => Math.min(size || 50, 1000))
+    .describe('Gemini callers: models per page (default 50, at most 1000)'),
+  pageToken: z.string().optional().describe("Gemini callers: the previous page's nextPageToken"),
 });
 
 const tokenOf = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');

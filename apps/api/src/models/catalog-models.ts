@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ownValue, type Catalog, type SpeechModel } from '@relay/core';
 import type { GeminiModel } from '@relay/jobs';
 import type { OpenAIModel } from '@relay/jobs';
@@ -10,6 +11,9 @@ export function releasedAt(id: string): number {
   const time = Date.UTC(2000 + yy, mm - 1, dd);
   return mm >= 1 && mm <= 12 && dd >= 1 && dd <= 31 ? time / 1000 : 0;
 }
+
+/** The path of one model, in either dialect. */
+export const modelPath = z.object({ model: z.string().describe('A model id of the catalog') });
 
 const openAIModel = (id: string): OpenAIModel => ({ id, object: 'model', created: releasedAt(id), owned_by: 'relay' });
 

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import express from 'express';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { textAnswer } from './parts.js';
 
 export const DOCS_ASSETS = '/docs/assets';
 
@@ -40,3 +42,13 @@ export function docsRoutes() {
   );
   return router;
 }
+
+export const docsPaths: ZodOpenApiPathsObject = {
+  '/docs': {
+    get: {
+      tags: ['operations'],
+      summary: 'This document, rendered as a readable reference (Swagger UI, served by the relay)',
+      responses: { '200': textAnswer('HTML', 'text/html') },
+    },
+  },
+};

@@ -1,15 +1,28 @@
-import { ERROR_REASONS } from '@relay/jobs';
-import { ref, type SchemaName } from './components.js';
+import { z } from 'zod';
+import type { ZodOpenApiContentObject, ZodOpenApiRequestBodyObject, ZodOpenApiResponseObject } from 'zod-openapi';
 
-/** Pieces every path of the document is made of. */
-export const json = (name: SchemaName) => ({ 'application/json': { schema: ref(name) } });
-export const ok = (description: string, name: SchemaName) => ({ description, content: json(name) });
+/**
+ * Pieces the routers' OpenAPI is made of. Schemas are the zod objects the routes parse and answer
+ * with: zod-openapi renders them, and one that carries `.meta({ id })` becomes a `$ref`.
+ */
+export const jsonContent = (schema: z.ZodType): ZodOpenApiContentObject => ({ 'application/json': { schema } });
+export const jsonRequest = (schema: z.ZodType): ZodOpenApiRequestBodyObject => ({ required: true, content: jsonContent(schema) });
+export const jsonAnswer = (description: string, schema: z.ZodType): ZodOpenApiResponseObject => ({
+  description,
+  content: jsonContent(schema),
+});
 
-export const errors = (name: 'OpenAIError' | 'GoogleError', statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { description: ERROR_REASONS[s]!, content: json(name) }]));
+/** A body that is a file or a page, not JSON. */
+export const textAnswer = (description: string, mediaType: string): ZodOpenApiResponseObject => ({
+  description,
+  content: { [mediaType]: { schema: z.string() } },
+});
+export const binaryAnswer = (description: string, ...mediaTypes: string[]): ZodOpenApiResponseObject => ({
+  description,
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: z.string().meta({ format: 'binary' }) }])),
+});
 
-export const admin = [{ adminToken: [] }];
-export const pathId = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
-
-/** How Google's SDKs and docs send a key, then the relay's own Bearer. */
-export const googleSecurity = [{ googApiKey: [] }, { queryKey: [] }, { relayKey: [] }];
+type Security = Array<Record<string, string[]>>;
+export const ADMIN_SECURITY: Security = [{ adminToken: [] }];
+/** A relay key sent either way: OpenAI's Bearer, or Google's header or query parameter. */
+export const ANY_KEY_SECURITY: Security = [{ relayKey: [] }, { googApiKey: [] }, { queryKey: [] }];

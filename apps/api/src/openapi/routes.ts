@@ -1,6 +1,9 @@
 import express from 'express';
-import { docsRoutes } from './docs-page.js';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { docsPaths, docsRoutes } from './docs-page.js';
 import type { buildOpenApiDocument } from './document.js';
+import { jsonAnswer } from './parts.js';
 
 /** GET /openapi.json (the document built once at start from the zod schemas and the catalog) and GET /docs. */
 export function openApiRoutes(document: ReturnType<typeof buildOpenApiDocument>) {
@@ -9,3 +12,16 @@ export function openApiRoutes(document: ReturnType<typeof buildOpenApiDocument>)
   router.use(docsRoutes());
   return router;
 }
+
+export const openApiPaths: ZodOpenApiPathsObject = {
+  '/openapi.json': {
+    get: {
+      tags: ['operations'],
+      summary: 'This document',
+      responses: {
+        '200': jsonAnswer('OpenAPI 3.1', z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({}), paths: z.looseObject({}) })),
+      },
+    },
+  },
+  ...docsPaths,
+};

@@ -6,23 +6,25 @@ export const trafficQuery = z.strictObject({
   hours: z.coerce.number().int().min(1).max(24).default(3),
 });
 
-export const trafficSchema = z.object({
-  /** Minutes with any traffic, oldest first. */
-  minutes: z.array(
-    z.object({
-      at: z.number().int().describe('start of the minute, epoch ms'),
-      requests: z.number().int(),
-      clientErrors: z.number().int().describe('4xx answers'),
-      serverErrors: z.number().int().describe('5xx answers'),
-      avgMs: z.number(),
-      p95Ms: z
-        .number()
-        .describe("upper bound of the latency bucket holding the 95th percentile (the slowest bucket's is the largest bound)"),
-    }),
-  ),
-  /** Requests over the whole window, per kind of request. */
-  byGroup: z.array(z.object({ group: z.enum(GROUPS), requests: z.number().int(), errors: z.number().int() })),
-});
+export const trafficSchema = z
+  .object({
+    /** Minutes with any traffic, oldest first. */
+    minutes: z.array(
+      z.object({
+        at: z.number().int().describe('start of the minute, epoch ms'),
+        requests: z.number().int(),
+        clientErrors: z.number().int().describe('4xx answers'),
+        serverErrors: z.number().int().describe('5xx answers'),
+        avgMs: z.number(),
+        p95Ms: z
+          .number()
+          .describe("upper bound of the latency bucket holding the 95th percentile (the slowest bucket's is the largest bound)"),
+      }),
+    ),
+    /** Requests over the whole window, per kind of request. */
+    byGroup: z.array(z.object({ group: z.enum(GROUPS), requests: z.number().int(), errors: z.number().int() })),
+  })
+  .meta({ id: 'Traffic' });
 export type Traffic = z.output<typeof trafficSchema>;
 
 function percentileBound(buckets: number[], total: number, share: number) {

@@ -2,23 +2,27 @@ import { z } from 'zod';
 import { cursorListSchema } from '../list-schema.js';
 
 /** A file of the Files API, as OpenAI's SDKs read it. */
-export const fileObjectSchema = z.object({
-  id: z.string(),
-  object: z.literal('file'),
-  bytes: z.number().int(),
-  created_at: z.number().int().describe('Unix seconds'),
-  filename: z.string(),
-  purpose: z.enum(['batch', 'batch_output']),
-  status: z.literal('processed'),
-  expires_at: z.number().int().nullable(),
-  status_details: z.string().nullable(),
-});
+export const fileObjectSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('file'),
+    bytes: z.number().int(),
+    created_at: z.number().int().describe('Unix seconds'),
+    filename: z.string(),
+    purpose: z.enum(['batch', 'batch_output']),
+    status: z.literal('processed'),
+    expires_at: z.number().int().nullable(),
+    status_details: z.string().nullable(),
+  })
+  .meta({ id: 'FileObject' });
 export type FileObject = z.output<typeof fileObjectSchema>;
 
-export const fileListSchema = cursorListSchema(fileObjectSchema);
+export const fileListSchema = cursorListSchema(fileObjectSchema).meta({ id: 'FileList' });
 export type FileList = z.output<typeof fileListSchema>;
 
-export const fileDeletedSchema = z.object({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) });
+export const fileDeletedSchema = z
+  .object({ id: z.string(), object: z.literal('file'), deleted: z.literal(true) })
+  .meta({ id: 'FileDeleted' });
 
 export const fileListQuery = z.strictObject({
   after: z.string().max(64).optional().describe('A file id: the page starts after it'),

@@ -50,26 +50,28 @@ const speechConfig = z.strictObject(
   { error: 'speechConfig must be an object' },
 );
 
-export const speechRequestFields = z.strictObject({
-  contents: z.array(content, { error: 'contents is required and must be an array' }).max(1_000, 'at most 1000 contents'),
-  generationConfig: z.strictObject(
-    {
-      responseModalities: z
-        .array(label('a response modality'), { error: 'responseModalities is required and must be ["AUDIO"]' })
-        .max(4, 'responseModalities must be ["AUDIO"]'),
-      speechConfig: speechConfig.optional(),
-      /** Listed as required by the SPEC, but meaningless for speech: accepted, never sent upstream. */
-      imageConfig: z.record(z.string(), z.unknown(), { error: 'imageConfig must be an object' }).optional(),
-      temperature: z.number().min(0).max(2).optional(),
-      topP: z.number().min(0).max(1).optional(),
-      topK: z.number().int().min(1).optional(),
-      seed: z.number().int().optional(),
-    },
-    { error: 'generationConfig is required and must be an object' },
-  ),
-  /** Repeats the model of the path; when present it must name the same model. */
-  model: z.string().max(200, 'model must be at most 200 characters').optional(),
-});
+export const speechRequestFields = z
+  .strictObject({
+    contents: z.array(content, { error: 'contents is required and must be an array' }).max(1_000, 'at most 1000 contents'),
+    generationConfig: z.strictObject(
+      {
+        responseModalities: z
+          .array(label('a response modality'), { error: 'responseModalities is required and must be ["AUDIO"]' })
+          .max(4, 'responseModalities must be ["AUDIO"]'),
+        speechConfig: speechConfig.optional(),
+        /** Listed as required by the SPEC, but meaningless for speech: accepted, never sent upstream. */
+        imageConfig: z.record(z.string(), z.unknown(), { error: 'imageConfig must be an object' }).optional(),
+        temperature: z.number().min(0).max(2).optional(),
+        topP: z.number().min(0).max(1).optional(),
+        topK: z.number().int().min(1).optional(),
+        seed: z.number().int().optional(),
+      },
+      { error: 'generationConfig is required and must be an object' },
+    ),
+    /** Repeats the model of the path; when present it must name the same model. */
+    model: z.string().max(200, 'model must be at most 200 characters').optional(),
+  })
+  .meta({ id: 'SpeechRequest' });
 
 export type SpeechRequest = z.output<typeof speechRequestFields>;
 type Ctx = z.core.$RefinementCtx<SpeechRequest>;
