@@ -99,7 +99,7 @@ describe('junk bodies get clear 4xx answers, never a 500', () => {
   });
 
   test('unknown routes and methods answer 404 in the same dialect, naming the nearest route and /docs', async () => {
-    await expectOpenAIError(await fetch(`${stack.url}/v1/images/edits`, { method: 'POST' }), 404);
+    await expectOpenAIError(await fetch(`${stack.url}/v1/images/variations`, { method: 'POST' }), 404);
     expect((await expectOpenAIError(await fetch(endpoint()), 404)).message).toBe(
       'no such route: GET /v1/images/generations; did you mean POST /v1/images/generations? Every route is listed at /docs',
     );

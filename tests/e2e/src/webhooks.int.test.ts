@@ -36,10 +36,10 @@ afterAll(async () => {
   receiver.close();
 });
 
-/** The admin CLI as a subprocess against this stack; its stdout. */
+/** The admin CLI as a subprocess against this stack, answering in JSON (`--json`, for scripts); its stdout. */
 const cli = (...args: string[]) =>
   new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args, '--json'], {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? '', ADMIN_URL: stack.url, ADMIN_TOKEN: stack.adminToken },
     });

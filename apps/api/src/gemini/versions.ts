@@ -11,17 +11,18 @@ export { GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from '@relay/jobs'
  */
 export const speaksGoogle = (version: GeminiVersion, req: Request) => version !== 'v1' || googleKey(req) !== undefined;
 
-/** Gemini v1's model resources, which OpenAI's `/v1/models` shares: there the credential decides. */
-const SHARED_MODEL_PATH = /^\/v1\/models(?:\/[^/]+)?\/?$/;
+/** Gemini v1's own resources (the models both APIs share among them): there the credential decides. */
+const GOOGLE_V1_RESOURCE = /^\/v1\/(?:models|cachedContents|tunedModels|corpora|operations)(?:[/:]|$)/;
 
 /**
- * The dialect of a path no route answered: Google's under v1beta and v1alpha, and on the v1 model
- * paths both APIs share when the caller sent a Google credential; OpenAI's everywhere else under
- * /v1 (a Google key sent to an OpenAI path such as /v1/jobs/x/y still gets OpenAI's answer).
+ * The dialect of a path no route answered: Google's under v1beta and v1alpha; under /v1, on
+ * Gemini's own resources (its model paths, which OpenAI's listing shares, /v1/cachedContents,
+ * ...) the caller's credential decides, and everywhere else it is OpenAI's (a Google key sent to
+ * /v1/jobs/x/y still gets OpenAI's answer).
  */
 export function googleDialect(req: Request): boolean {
   const version = /^\/(v1|v1beta|v1alpha)(?:\/|$)/.exec(req.path)?.[1] as GeminiVersion | undefined;
   if (version === undefined) return false;
   if (version !== 'v1') return true;
-  return SHARED_MODEL_PATH.test(req.path) && speaksGoogle(version, req);
+  return GOOGLE_V1_RESOURCE.test(req.path) && speaksGoogle(version, req);
 }

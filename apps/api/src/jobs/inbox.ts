@@ -8,6 +8,8 @@ const TTL_MS = 60_000;
 const REFRESH_MS = 15_000;
 /** Notices read per round trip: a burst of completions comes in bounded pieces. */
 const READ_COUNT = 500;
+/** Read notices are trimmed away once this many piled up (or at the next refresh): not one round trip per read. */
+const TRIM_EVERY = 1_000;
 const BLOCK_MS = 5_000;
 
 /**
@@ -22,6 +24,7 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
   /** Notices this process received, by type (a metric: it must only ever hear of its own jobs). */
   const received: Record<NoticeType, number> = { completed: 0, failed: 0, removed: 0, partial: 0 };
   let stopped = false;
+  let untrimmed = 0;
   // from the start: nothing in it is old news (it is this process's own, trimmed as it is read)
   let last = '0';
 
@@ -30,6 +33,14 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
     if ((await writer.pexpire(key, TTL_MS)) === 0) {
       await writer.multi().xadd(key, '*', 't', 'hello', 'j', '', 'd', '').pexpire(key, TTL_MS).exec();
     }
+  };
+
+  /** What was read is done with: the inbox keeps only what is unread (notices are also capped by length when sent). */
+  const trim = async () => {
+    if (untrimmed === 0 || last === '0') return;
+    untrimmed = 0;
+    const [ms, seq] = last.split('-');
+    await writer.xtrim(key, 'MINID', `${ms}-${Number(seq) + 1}`).catch((err: Error) => log.warn({ err: err.message }, 'inbox trim failed'));
   };
 
   const read = async () => {
@@ -51,11 +62,8 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
         if (Object.hasOwn(received, type)) received[type as NoticeType] += 1;
         for (const listener of listeners) listener({ type: type as NoticeType, jobId, data });
       }
-      if (entries.length) {
-        // read is done with: the inbox keeps only what is unread
-        const [ms, seq] = last.split('-');
-        await writer.xtrim(key, 'MINID', `${ms}-${Number(seq) + 1}`).catch(() => undefined);
-      }
+      untrimmed += entries.length;
+      if (untrimmed >= TRIM_EVERY) await trim();
     }
   };
 
@@ -65,7 +73,10 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
     received: received as Readonly<Record<NoticeType, number>>,
     async start() {
       await ensure();
-      refresh = setInterval(() => void ensure().catch((err: Error) => log.warn({ err: err.message }, 'inbox refresh failed')), REFRESH_MS);
+      refresh = setInterval(
+        () => void Promise.all([ensure(), trim()]).catch((err: Error) => log.warn({ err: err.message }, 'inbox refresh failed')),
+        REFRESH_MS,
+      );
       refresh.unref();
       void read();
     },
