@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import OpenAI, { toFile } from 'openai';
-import type { Batch } from 'openai/resources/batches';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { imageDimensions } from '@relay/simulator';
 import { readZip } from './zip.js';
+import { client as clientOf, jsonl, lines, until, upload, type OutputLine } from './batch-helpers.js';
 import { postJson, startStack, type Stack } from './stack.js';
 
-/** The Batches API as the official openai SDK drives it, for images and speech. */
+/** The Batches API as the official openai SDK drives it, for images (speech: batches-speech.int.test.ts). */
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
@@ -16,48 +15,8 @@ afterAll(() => stack?.close());
 beforeEach(async () => {
   await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
 });
+const client = (balance?: number) => clientOf(stack, balance);
 
-const SPEECH_PATH = '/v1beta/models/vendor-2.5-flash-preview-tts:generateContent';
-type Line = { custom_id: string; body: Record<string, unknown> };
-const jsonl = (url: string, lines: Line[]) =>
-  lines.map((l) => JSON.stringify({ custom_id: l.custom_id, method: 'POST', url, body: l.body })).join('\n') + '\n';
-
-interface OutputLine {
-  id: string;
-  custom_id: string;
-  response: { status_code: number; request_id: string; body: Record<string, unknown> } | null;
-  error: { code: string; message: string } | null;
-}
-
-async function client(balance?: number) {
-  const { key, accountId } = await stack.newKey(balance === undefined ? {} : { balance });
-  return { openai: new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: key, maxRetries: 0 }), key, accountId };
-}
-
-async function upload(openai: OpenAI, text: string) {
-  return openai.files.create({ file: await toFile(Buffer.from(text), 'lines.jsonl'), purpose: 'batch' });
-}
-
-const ended = (b: Batch) => ['completed', 'failed', 'expired', 'cancelled'].includes(b.status);
-async function until(openai: OpenAI, id: string, done: (b: Batch) => boolean = ended, what = 'the batch to end') {
-  return waitFor(
-    async () => {
-      const batch = await openai.batches.retrieve(id);
-      return done(batch) ? batch : undefined;
-    },
-    60_000,
-    what,
-  );
-}
-
-async function lines(openai: OpenAI, fileId: string | null | undefined): Promise<OutputLine[]> {
-  if (!fileId) return [];
-  const text = await (await openai.files.content(fileId)).text();
-  return text
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as OutputLine);
-}
 const byId = (list: OutputLine[]) => Object.fromEntries(list.map((l) => [l.custom_id, l]));
 
 test('an image batch: plain lines and a set run, rule-breaking lines are refused with the synchronous 400, charged exactly what was delivered', async () => {
@@ -160,51 +119,6 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
     }
   }
   expect(zip.size).toBe(1 + 5);
-});
-
-test('a speech batch: Gemini answers with the audio as a link, charged by the upstream usage', async () => {
-  const { openai, accountId } = await client();
-  const before = await stack.account(accountId);
-  const speech = (text: string, voiceName = 'Kore') => ({
-    contents: [{ parts: [{ text }] }],
-    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName } } } },
-  });
-  const file = await upload(
-    openai,
-    jsonl(SPEECH_PATH, [
-      { custom_id: 'hello', body: speech('Say warmly: hello there.') },
-      { custom_id: 'bye', body: speech('Say softly: goodbye, and thank you for all the fish.', 'Puck') },
-      { custom_id: 'no-such-voice', body: speech('Hi', 'Nobody') },
-    ]),
-  );
-  const created = await openai.batches.create({
-    input_file_id: file.id,
-    endpoint: SPEECH_PATH as '/v1/completions',
-    completion_window: '24h',
-  });
-  const batch = await until(openai, created.id);
-  expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
-  const output = await lines(openai, batch.output_file_id);
-  let charged = 0;
-  for (const line of output) {
-    const body = line.response!.body as {
-      candidates: Array<{ content: { parts: Array<{ fileData: { mimeType: string; fileUri: string } }> } }>;
-      usageMetadata: { promptTokenCount: number; candidatesTokenCount: number };
-    };
-    const part = body.candidates[0]!.content.parts[0]!.fileData;
-    expect(part.mimeType).toBe('audio/wav');
-    const wav = Buffer.from(await (await fetch(part.fileUri)).arrayBuffer());
-    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
-    charged += Math.ceil(body.usageMetadata.promptTokenCount / 2) + 10 * body.usageMetadata.candidatesTokenCount;
-  }
-  const [refused] = await lines(openai, batch.error_file_id);
-  expect(refused).toMatchObject({
-    custom_id: 'no-such-voice',
-    response: { status_code: 400, body: { error: { status: 'INVALID_ARGUMENT', code: 400 } } },
-  });
-  const after = await stack.account(accountId);
-  expect(before.balance - after.balance).toBe(charged);
-  expect(after.reserved).toBe(0);
 });
 
 test('a malformed input fails the batch in validation with line numbers, holding nothing', async () => {
@@ -318,47 +232,4 @@ test('list pages newest first; another account sees none of it', async () => {
   await expect(other.batches.retrieve(ids[0]!)).rejects.toMatchObject({ status: 404 });
   expect((await other.batches.list()).data).toEqual([]);
   for (const id of ids) await until(openai, id);
-});
-
-test("a speech batch in OpenAI's dialect (/v1/audio/speech): output lines link the encoded audio, charged by the upstream usage", async () => {
-  const { openai, accountId } = await client();
-  const before = await stack.account(accountId);
-  const file = await upload(
-    openai,
-    jsonl('/v1/audio/speech', [
-      { custom_id: 'intro', body: { model: 'tts-1', voice: 'alloy', input: 'Welcome aboard.', response_format: 'opus' } },
-      { custom_id: 'outro', body: { model: 'tts-1', voice: 'onyx', input: 'Thank you for flying.', speed: 1.25 } },
-      { custom_id: 'too-fast', body: { model: 'tts-1', voice: 'onyx', input: 'x', speed: 9 } },
-    ]),
-  );
-  const created = await openai.batches.create({
-    input_file_id: file.id,
-    endpoint: '/v1/audio/speech' as '/v1/completions',
-    completion_window: '24h',
-  });
-  const batch = await until(openai, created.id);
-  expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
-  const output = await lines(openai, batch.output_file_id);
-  const types: Record<string, string> = {};
-  let charged = 0;
-  for (const line of output) {
-    const body = line.response!.body as {
-      object: string;
-      url: string;
-      content_type: string;
-      usage: { input_tokens: number; output_tokens: number };
-    };
-    expect(body.object).toBe('audio.speech');
-    const audio = await fetch(body.url);
-    expect(audio.headers.get('content-type')).toBe(body.content_type);
-    expect((await audio.arrayBuffer()).byteLength).toBeGreaterThan(100);
-    types[line.custom_id] = body.content_type;
-    charged += Math.ceil(body.usage.input_tokens / 2) + 10 * body.usage.output_tokens;
-  }
-  expect(types).toEqual({ intro: 'audio/ogg; codecs=opus', outro: 'audio/mpeg' });
-  const [refused] = await lines(openai, batch.error_file_id);
-  expect(refused).toMatchObject({ custom_id: 'too-fast', response: { status_code: 400, body: { error: { param: 'speed' } } } });
-  const after = await stack.account(accountId);
-  expect(before.balance - after.balance).toBe(charged);
-  expect(after.reserved).toBe(0);
 });
