@@ -15,7 +15,6 @@ afterAll(async () => {
   redis.disconnect();
   await handle.stop();
 });
-
 let prefix: string;
 let router: ChannelRouter;
 let subscriber: Redis;
@@ -26,7 +25,6 @@ beforeEach(() => {
   router = createChannelRouter({ redis, subscriber, prefix, leaseMs: 2_000, breaker, shortWaitMs: 100 });
 });
 afterEach(() => subscriber.disconnect());
-
 const own = (id: string, maxConcurrent = 0, maxPerMinute = 0) => ({ name: `ch:${id}`, maxConcurrent, maxPerMinute });
 const channel = (id: string, extra: Partial<Candidate> = {}): Candidate => ({ id, tier: 0, weight: 1, sets: [own(id)], ...extra });
 class Upstream extends Error {
