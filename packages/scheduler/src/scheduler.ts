@@ -135,7 +135,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
     /**
      * Admits an accepted job: `started` when it was handed to the workers at once (nothing
-     * pending, room in the window: add it to BullMQ as a waiting job, then call `added`),
+     * pending, room in the window: add it to BullMQ as a waiting job; it is watched until its
+     * calls are over, or recover() finds it in BullMQ),
      * `queued` when it waits for its turn (add it parked; a dispatch promotes it).
      */
     async admit(jobId: string, lane: Lane, accountId: string, cost: number): Promise<'started' | 'queued'> {
@@ -150,11 +151,6 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
      * the depth guard need not ask Redis where it would stand.
      */
     hadRoomJustNow: () => Date.now() < roomUntil,
-
-    /** A job admitted as `started` is in BullMQ: nothing left for recover() to watch. */
-    async added(jobId: string) {
-      await redis.zrem(`${S}:dispatching`, jobId);
-    },
 
     /** Takes a still-pending job out (its client left); false once it was dispatched. */
     async cancel(jobId: string) {

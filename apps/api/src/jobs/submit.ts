@@ -44,9 +44,8 @@ export async function submitJob<P extends { meta: JobMeta }>(
     started = (await handle.scheduler.admit(jobId, admission.lane, accountId, admission.cost)) === 'started';
     await handle.turns.next();
     if (started) {
-      const job = await handle.queue.add(name, data, { jobId });
-      await handle.scheduler.added(jobId);
-      return job;
+      // its watch in the schedule (in case the add never happened) ends when its calls are over
+      return await handle.queue.add(name, data, { jobId });
     }
     const job = await handle.queue.add(name, data, { jobId, delay: PARKED_MS });
     handle.scheduler.nudge();
