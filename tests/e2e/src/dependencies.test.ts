@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { readLock } from './manifests/lockfile.js';
+import { nameAt, readLock } from './manifests/lockfile.js';
 import { isBuildOnly, isTestOnly, TEST_TOOLS, USED_WITHOUT_IMPORT } from './manifests/roles.js';
 import { importsByFile, workspaces, type Workspace } from './manifests/workspaces.js';
 
@@ -88,5 +88,14 @@ describe('manifests', () => {
     expect(all[0]!.manifest.engines?.node).toBeDefined();
     const engines = all.filter((ws) => ws.manifest.engines?.node).map((ws) => [label(ws), ws.manifest.engines!.node!]);
     expect(engines.filter(([, range]) => Number(/\d+/.exec(range!)?.[0]) < 22 || !range!.startsWith('>='))).toEqual([]);
+  });
+
+  test('every install script in the lockfile is reviewed in allowScripts (npm 12 skips unreviewed ones; npm 11 warns at each install)', () => {
+    const reviewed = all[0]!.manifest.allowScripts ?? {};
+    const withScripts = Object.entries(readLock().packages).filter(([, entry]) => entry.hasInstallScript);
+    const names = new Set(withScripts.map(([path, entry]) => entry.name ?? nameAt(path)));
+    expect([...names].filter((name) => !Object.hasOwn(reviewed, name))).toEqual([]);
+    // what the product needs to build and run: esbuild's binary, node-av's FFmpeg libraries
+    expect(['esbuild', 'node-av'].filter((name) => reviewed[name] !== true)).toEqual([]);
   });
 });

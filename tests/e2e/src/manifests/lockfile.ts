@@ -9,6 +9,7 @@ export interface LockEntry {
   link?: boolean;
   resolved?: string;
   dev?: boolean;
+  hasInstallScript?: boolean;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
