@@ -19,7 +19,7 @@ export async function surveyRedis(url: string, prefix: string): Promise<RedisSur
     const accounts = await redis.zcard(`${prefix}:accounts`);
     let jobs = 0;
     for (const name of Object.values(QUEUES)) {
-      const queue = new Queue(name, { connection: redis, prefix: bullPrefix(prefix) });
+      const queue = new Queue(name, { connection: redis, prefix: bullPrefix(prefix), skipMetasUpdate: true });
       const counts = await queue.getJobCounts();
       jobs += Object.values(counts).reduce((sum, n) => sum + n, 0);
       await queue.close();

@@ -1,7 +1,7 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { queueConnection, type Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
-import { QUEUES, type QueueName, type Result } from '@relay/jobs';
+import { QUEUE_STREAMS, QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 import type { WorkerMetrics } from './metrics.js';
 
@@ -53,7 +53,11 @@ export interface RunningWorkers {
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
   const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
     const setup = processors[name];
-    const queue = new Queue(QUEUES[name], { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix });
+    const queue = new Queue(QUEUES[name], {
+      connection: queueConnection(settings.redisUrl, 'patient'),
+      prefix: settings.prefix,
+      streams: QUEUE_STREAMS,
+    });
     const worker = new Worker(
       QUEUES[name],
       async (job: Job, token?: string) => {

@@ -1,9 +1,17 @@
-import type { DefaultJobOptions, Job } from 'bullmq';
+import type { DefaultJobOptions, Job, QueueOptions } from 'bullmq';
 import type { ImageJob, ImageJobResult } from './images/job.js';
 import type { SpeechJob, SpeechJobResult } from './speech/job.js';
 
 /** BullMQ keys live under `{REDIS_PREFIX}:bull:{queue}:...`, apart from the relay's own keys. */
 export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
+
+/**
+ * BullMQ's own event stream per queue is read by no one (waiters hear from their inbox,
+ * life/notices.ts) yet kept 10,000 events deep by default, each completion with its result:
+ * trimmed to what Redis trims cheaply (one stream node) instead. Every Queue that writes the
+ * queue's settings passes this, or the last one constructed would set the default again.
+ */
+export const QUEUE_STREAMS: QueueOptions['streams'] = { events: { maxLen: 0 } };
 
 /** Queue names: one per upstream capability, so each gets its own limits and workers. */
 export const QUEUES = { images: 'images', speech: 'speech' } as const;

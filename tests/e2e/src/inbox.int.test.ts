@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { Redis } from 'ioredis';
 import type { AppProcess } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
@@ -37,5 +38,26 @@ test('a job end reaches only the api process waiting for it: three api processes
   for (const [i, idleAfter] of after.slice(1).entries()) {
     const idleBefore = before[i + 1]!;
     expect(Object.keys(idleAfter).map((type) => (idleAfter[type] ?? 0) - (idleBefore[type] ?? 0))).toEqual([0, 0, 0, 0]);
+  }
+});
+
+test("BullMQ's own event stream, which no process reads, is kept to one stream node instead of 10,000 events", async () => {
+  const { key } = await stack.newKey();
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      postJson(`${stack.api.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: `kite ${i}` }, key),
+    ),
+  );
+  expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
+  const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const events = `${stack.env.REDIS_PREFIX}:bull:images:events`;
+    expect(await redis.hget(`${stack.env.REDIS_PREFIX}:bull:images:meta`, 'opts.maxLenEvents')).toBe('0');
+    // 40 jobs wrote hundreds of events (added, active, progress, completed, ...); trimming by whole nodes keeps at most 100
+    const info = (await redis.xinfo('STREAM', events)) as unknown[];
+    expect(Number(info[info.indexOf('entries-added') + 1])).toBeGreaterThan(200);
+    expect(await redis.xlen(events)).toBeLessThanOrEqual(100);
+  } finally {
+    redis.disconnect();
   }
 });

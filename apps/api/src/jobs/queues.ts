@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { createRedis, type Logger } from '@relay/core';
-import { QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
+import { QUEUE_STREAMS, QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
 import { createJobWaits, type JobWaits } from './job-waits.js';
@@ -44,7 +44,7 @@ export async function openQueues(
   await inbox.start();
   const entries = await Promise.all(
     (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
-      const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry) });
+      const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry), streams: QUEUE_STREAMS });
       queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
       const scheduler = schedulerFor(producer, queue, redisPrefix, name, {
         onDispatched: (picks) => onDispatched(name, picks),
