@@ -62,7 +62,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       await Promise.all(started.map((p) => p.stop()));
       await sim.stop();
       await s3.process.stop();
-      await redis.stop();
+      await redis.close();
     },
   };
 }

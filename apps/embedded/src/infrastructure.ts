@@ -36,7 +36,7 @@ export async function ensureRedis(config: EmbeddedConfig, dataDir: string): Prom
   const given = config.REDIS_URL ?? DEFAULT_REDIS_URL;
   const url = new URL(given);
   const port = Number(url.port || 6379);
-  if (await portAnswers(port, url.hostname)) return { url: given, stop: async () => {}, origin: 'reused' };
+  if (await portAnswers(port, url.hostname)) return { url: given, stop: async () => {}, close: async () => {}, origin: 'reused' };
   if (!['127.0.0.1', 'localhost'].includes(url.hostname) || !onPath('redis-server'))
     throw new Error(`nothing answers at ${given} and ${INSTALL_HINT}`);
   return { ...(await startRedis(port, dataDir)), origin: 'started' };

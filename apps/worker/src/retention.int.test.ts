@@ -13,8 +13,8 @@ const store = createBlobStore({ ...s3.env, S3_BUCKET: uniqueName('retention').to
 await ensureBucket(store);
 afterAll(async () => {
   redis.disconnect();
-  await redisHandle.stop();
-  await s3.stop();
+  await redisHandle.close();
+  await s3.close();
 });
 
 const put = (key: string) =>

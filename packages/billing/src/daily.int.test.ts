@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   redis?.disconnect();
-  await handle?.stop();
+  await handle?.close();
 });
 
 async function account(balance: number) {

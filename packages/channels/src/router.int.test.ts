@@ -13,7 +13,7 @@ const redis = new Redis(handle.url);
 const subscriberConnection = () => new Redis(handle.url, { enableReadyCheck: false });
 afterAll(async () => {
   redis.disconnect();
-  await handle.stop();
+  await handle.close();
 });
 let prefix: string;
 let router: ChannelRouter;

@@ -32,7 +32,7 @@ describe('on one server', () => {
   });
   afterAll(async () => {
     redis?.disconnect();
-    await handle?.stop();
+    await handle?.close();
   });
   const calls = async (command: 'eval' | 'evalsha') =>
     Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info('commandstats'))?.[1] ?? 0);
@@ -75,7 +75,7 @@ describe('on a cluster', () => {
   });
   afterAll(async () => {
     client?.disconnect();
-    await cluster?.stop();
+    await cluster?.close();
   });
 
   test('each call goes to the node of its keys, and works again after every node forgot the script', async () => {

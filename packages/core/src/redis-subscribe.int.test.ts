@@ -8,7 +8,7 @@ const redis = await startRedis();
 const publisher = new Redis(redis.url);
 afterAll(async () => {
   publisher.disconnect();
-  await redis.stop();
+  await redis.close();
 });
 
 test('a subscription asked for during the connection handshake holds: no subscriber-mode error, messages arrive', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -34,7 +34,10 @@ import { startEmbeddedStore } from './embedded-store.js';
  */
 const directory = mkdtempSync(join(tmpdir(), 'relay-store-test-'));
 const handle = await startEmbeddedStore({ bucket: 'relay', directory });
-afterAll(() => handle.stop());
+afterAll(async () => {
+  await handle.close();
+  rmSync(directory, { recursive: true, force: true });
+});
 
 const store = createBlobStore({ ...handle.env, S3_FORCE_PATH_STYLE: true });
 /** The same bucket through the AWS SDK only, as a store without static keys would be reached. */
@@ -178,5 +181,16 @@ describe('buckets and keys', () => {
     expect(await isStoreReachable(store)).toBe(false);
     await handle.start!();
     expect((await getObjectBuffer(store, 'files/dst.txt')).toString()).toBe('copied');
+  });
+
+  test('closed for good: the folder it was given stays (npm start keeps its files), a temporary folder it drew is deleted', async () => {
+    const drawn = await startEmbeddedStore({ bucket: 'relay' });
+    const drawnStore = createBlobStore({ ...drawn.env, S3_FORCE_PATH_STYLE: true });
+    await putObject(drawnStore, 'files/kept.txt', Buffer.from('kept'), { contentType: 'text/plain' });
+    expect(existsSync(join(drawn.directory, 'relay', 'files'))).toBe(true);
+    await drawn.close();
+    expect(existsSync(drawn.directory)).toBe(false);
+    await handle.close();
+    expect(existsSync(join(directory, 'relay', 'files'))).toBe(true);
   });
 });

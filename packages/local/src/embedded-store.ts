@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver, { type S3rverContext } from '@20minutes/s3rver';
@@ -18,9 +19,12 @@ export interface S3Env {
 
 export interface S3Handle {
   env: S3Env;
+  /** Stops answering; a local store keeps its files and can start again. */
   stop(): Promise<void>;
   /** Starts a stopped local store again, same port, files and keys (fault tests). */
   start?(): Promise<void>;
+  /** Stops for good, and deletes the files of a store that drew its own temporary folder. */
+  close(): Promise<void>;
 }
 
 /** s3rver's built-in key pair: public knowledge, so no store of ours accepts it. */
@@ -70,13 +74,15 @@ export interface EmbeddedStoreOptions {
  * drawn at each start. `npm start` runs it when S3_ENDPOINT is unset; tests use it as their
  * local store.
  */
-export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<S3Handle> {
+export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<S3Handle & { directory: string }> {
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
+  const drawn = options.directory === undefined;
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'relay-s3-'));
   const keys = drawKeys();
   let server: S3rver | undefined;
-  const handle: S3Handle = {
+  const handle: S3Handle & { directory: string } = {
+    directory,
     env: { S3_ENDPOINT: `http://${host}:${port}`, S3_REGION: 'us-east-1', S3_BUCKET: options.bucket, ...keys },
     async start() {
       const starting = new S3rver({
@@ -94,6 +100,10 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     async stop() {
       await server?.close();
       server = undefined;
+    },
+    async close() {
+      await handle.stop();
+      if (drawn) await rm(directory, { recursive: true, force: true });
     },
   };
   await handle.start!();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './net.js';
@@ -7,6 +8,8 @@ import { freePort } from './net.js';
 export interface RedisHandle {
   url: string;
   stop(): Promise<void>;
+  /** Stops for good, and deletes the data of a server that drew its own temporary folder. */
+  close(): Promise<void>;
 }
 
 /** A redis-server child process that can be stopped and started again on the same port and data. */
@@ -35,6 +38,7 @@ const READY = /Ready to accept connections/;
  */
 export async function spawnRedisServer(options: RedisServerOptions = {}): Promise<LocalRedis> {
   const port = options.port ?? (await freePort());
+  const drawn = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -82,6 +86,10 @@ export async function spawnRedisServer(options: RedisServerOptions = {}): Promis
         current.once('exit', () => resolve());
         current.kill('SIGKILL');
       });
+    },
+    async close() {
+      await handle.stop();
+      if (drawn) await rm(dir, { recursive: true, force: true });
     },
   };
   await handle.start();

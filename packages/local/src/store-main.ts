@@ -11,6 +11,6 @@ await runMain(async () => {
     port: Number(process.env.STORE_PORT || 0) || undefined,
     directory: process.env.STORE_DIR || undefined,
   });
-  onShutdown(() => store.stop());
+  onShutdown(() => store.close());
   announceReady({ url: store.env.S3_ENDPOINT, env: store.env });
 });

@@ -18,7 +18,7 @@ const redis = new Redis(handle.url);
 afterAll(async () => {
   await queue?.close();
   redis.disconnect();
-  await handle.stop();
+  await handle.close();
 });
 
 beforeEach(async () => {

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -15,14 +16,12 @@ export { spawnRedisServer, type LocalRedis, type RedisHandle } from '@relay/loca
  * a container when Docker answers, otherwise a local redis-server process.
  */
 export async function startRedis(options: { own?: boolean; appendonly?: boolean } = {}): Promise<RedisHandle> {
-  if (process.env.REDIS_URL && !options.own) return { url: process.env.REDIS_URL, stop: async () => {} };
+  if (process.env.REDIS_URL && !options.own) return { url: process.env.REDIS_URL, stop: async () => {}, close: async () => {} };
   if (!options.own && (await dockerAnswers())) {
     const { GenericContainer } = await import('testcontainers');
     const container = await new GenericContainer('redis:7-alpine').withExposedPorts(6379).start();
-    return {
-      url: `redis://${container.getHost()}:${container.getMappedPort(6379)}`,
-      stop: async () => void (await container.stop()),
-    };
+    const stop = async () => void (await container.stop());
+    return { url: `redis://${container.getHost()}:${container.getMappedPort(6379)}`, stop, close: stop };
   }
   return spawnRedisServer({ appendonly: options.appendonly });
 }
@@ -76,5 +75,9 @@ export async function startRedisCluster(): Promise<RedisHandle & { nodes: LocalR
     url: `redis+cluster://127.0.0.1:${nodes[0]!.port}`,
     nodes,
     stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+    close: async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -24,7 +24,7 @@ export async function startS3(options: { own?: boolean } = {}): Promise<S3Handle
       S3_SECRET_ACCESS_KEY: process.env.S3_SECRET_ACCESS_KEY ?? '',
     };
     await ensureBucket(createBlobStore({ ...env, S3_FORCE_PATH_STYLE: true }));
-    return { env, stop: async () => {} };
+    return { env, stop: async () => {}, close: async () => {} };
   }
   if (!options.own && (await dockerAnswers())) {
     const { GenericContainer, Wait } = await import('testcontainers');
@@ -43,7 +43,8 @@ export async function startS3(options: { own?: boolean } = {}): Promise<S3Handle
       S3_SECRET_ACCESS_KEY: 'relaytest-secret',
     };
     await ensureBucket(createBlobStore({ ...env, S3_FORCE_PATH_STYLE: true }));
-    return { env, stop: async () => void (await container.stop()) };
+    const stop = async () => void (await container.stop());
+    return { env, stop, close: stop };
   }
   return startLocalS3({ bucket });
 }

@@ -27,7 +27,7 @@ afterAll(async () => {
   relay.child.kill('SIGTERM');
   await relay.exited;
   await waitFor(() => processesOf(relay.dataDir).length === 0, 30_000, 'npm start stopped');
-  await redis.stop();
+  await redis.close();
 });
 
 interface Run {

@@ -45,7 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(Object.values(apps).map((app) => app.stop()));
-  await Promise.all([redis?.stop(), s3?.stop()]);
+  await Promise.all([redis?.close(), s3?.close()]);
 });
 
 const url = (deployment: keyof typeof DEPLOYMENTS, path: string) => new URL(path, apps[deployment]!.ready.url).toString();

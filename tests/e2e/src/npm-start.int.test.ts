@@ -8,7 +8,7 @@ import { launch, processesOf } from './launch.js';
 
 /** `npm start` (apps/embedded) as a newcomer runs it (launch.ts). */
 const redis = await startRedis();
-afterAll(() => redis.stop());
+afterAll(() => redis.close());
 
 test('a start that fails half-way (api port taken) stops everything it started and says why', async () => {
   const blocker = createServer();

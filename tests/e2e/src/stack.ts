@@ -230,8 +230,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await worker.stop();
       await api.close();
       await sim.close();
-      await s3.stop();
-      await redis.stop();
+      await s3.close();
+      await redis.close();
     },
   };
 }

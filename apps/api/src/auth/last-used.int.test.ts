@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   redis?.disconnect();
-  await handle?.stop();
+  await handle?.close();
 });
 
 test('a key in use is written at most once a minute by a process', async () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   redis?.disconnect();
-  await handle?.stop();
+  await handle?.close();
 });
 
 test('only the public API is counted, in a fixed set of groups', () => {
