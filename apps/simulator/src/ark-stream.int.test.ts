@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { loadSimulatorConfig } from './config.js';
 import type { FaultInput } from './faults.js';
 import { imageDimensions } from './render/dimensions.js';
@@ -131,6 +131,22 @@ describe('Ark stream: true', () => {
     await fault({ type: 'stream-drop', api: 'images', after: 0 });
     await expect(ark(set(3))).rejects.toThrow();
     expect(sim.ctx.stats.streams.dropped).toBeGreaterThanOrEqual(2);
+  });
+
+  test('a held set: the first image is out and the call still open until released, then the set goes on', async () => {
+    await fault({ type: 'stream-hold', api: 'images', after: 1 });
+    const res = await ark(set(3));
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(framesOf(first).map((f) => f.event)).toEqual(['image_generation.partial_succeeded']);
+    await vi.waitFor(() => expect(sim.ctx.faults.holding).toBe(1), { timeout: 10_000 });
+    expect(sim.ctx.stats.inflight).toBe(1);
+    expect(await (await control('POST', 'release', {})).json()).toEqual({ released: 1 });
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const events = eventsOf(framesOf(rest));
+    expect(events.map((e) => e.image_index ?? e.type)).toEqual([1, 2, 'image_generation.completed']);
+    expect(events[2]!.usage).toMatchObject({ generated_images: 3 });
   });
 
   test('a client that leaves mid-set is seen: the set stops there', async () => {

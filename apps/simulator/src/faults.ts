@@ -35,6 +35,11 @@ export const faultSchema = z.discriminatedUnion('type', [
   }),
   /** Ark streams only: after `after` image events the connection is cut, as a network failure would. */
   z.strictObject({ type: z.literal('stream-drop'), api: z.literal('images'), times, after: z.number().int().min(0) }),
+  /**
+   * Ark streams only: after `after` image events the set waits for POST /_sim/release, so a test
+   * acts while the set is surely unfinished (images already sent, the call still open).
+   */
+  z.strictObject({ type: z.literal('stream-hold'), api: z.literal('images'), times, after: z.number().int().min(1) }),
   /** Gemini only: HTTP 200 with finishReason OTHER and no content. */
   z.strictObject({ type: z.literal('no-content'), api: z.literal('speech'), times }),
 ]);
@@ -44,11 +49,12 @@ type AnswerFault = Extract<Fault, { type: 'error' | 'no-content' }>;
 /** A fault as a test writes it (`times` defaults to 1). */
 export type FaultInput = z.input<typeof faultSchema>;
 export type FaultApi = z.output<typeof api>;
-type SetFault = Extract<Fault, { type: 'image-error' | 'stream-error' | 'stream-drop' }>;
+type SetFault = Extract<Fault, { type: 'image-error' | StreamFault['type'] }>;
 type RequestFault = Exclude<Fault, SetFault>;
 export type ImageFault = Extract<Fault, { type: 'image-error' }>;
-export type StreamFault = Extract<Fault, { type: 'stream-error' | 'stream-drop' }>;
-const isSetFault = (f: Fault): f is SetFault => f.type === 'image-error' || f.type === 'stream-error' || f.type === 'stream-drop';
+export type StreamFault = Extract<Fault, { type: 'stream-error' | 'stream-drop' | 'stream-hold' }>;
+const isStreamFault = (f: Fault): f is StreamFault => f.type === 'stream-error' || f.type === 'stream-drop' || f.type === 'stream-hold';
+const isSetFault = (f: Fault): f is SetFault => f.type === 'image-error' || isStreamFault(f);
 
 export class FaultBook {
   private queue: Fault[] = [];
@@ -102,7 +108,7 @@ export class FaultBook {
 
   /** The next mid-stream fault, consumed once by a streamed set (a set answered at once leaves it queued). */
   takeStreamFault(): StreamFault | undefined {
-    const fault = this.queue.find((f): f is StreamFault => f.type === 'stream-error' || f.type === 'stream-drop');
+    const fault = this.queue.find(isStreamFault);
     return fault && this.consume(fault);
   }
 }

@@ -17,8 +17,9 @@ import type { ImageSet } from './image-set.js';
  * usage counts delivered images only. The status line and headers go out with the first
  * image, as the vendor's do (about 27 s in on 5.0-lite), not before.
  */
-export async function streamImageSet(ctx: SimContext, res: Response, modelId: string, set: ImageSet, fault: StreamFault | undefined) {
+export async function streamImageSet(ctx: SimContext, res: Response, modelId: string, set: ImageSet, queued: StreamFault | undefined) {
   const { config, stats } = ctx;
+  let fault = queued;
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   const created = () => Math.floor(Date.now() / 1000);
@@ -34,6 +35,11 @@ export async function streamImageSet(ctx: SimContext, res: Response, modelId: st
   /** Plays the stream fault due after `events` image events; true when it ended the stream. */
   const breaks = async (events: number): Promise<boolean> => {
     if (!fault || events < fault.after) return false;
+    if (fault.type === 'stream-hold') {
+      fault = undefined; // held once; the set then goes on as it would have
+      await ctx.faults.hold();
+      return false;
+    }
     if (fault.type === 'stream-drop') {
       res.socket?.destroy();
       stats.streamEnded('dropped');
