@@ -7,7 +7,7 @@ import { createLinkSigner } from './ark/links.js';
 import type { SimulatorConfig } from './config.js';
 import type { SimContext } from './context.js';
 import { FaultBook, faultSchema } from './faults.js';
-import { SimStats, type SimCall } from './stats.js';
+import { SimStats, type CallSeen, type SimCall } from './stats.js';
 import { geminiAuth } from './gemini/auth.js';
 import { sendGoogleError } from './gemini/errors.js';
 import { createGenerateContentHandler } from './gemini/generate-content.js';
@@ -36,7 +36,7 @@ function tracked(ctx: SimContext, api: SimCall['api'], refuse: (res: Response) =
     const end = () => {
       if (ended) return;
       ended = true;
-      ctx.stats.end(api, res.writableFinished ? res.statusCode : 0, startedAt);
+      ctx.stats.end(api, res.writableFinished ? res.statusCode : 0, startedAt, res.locals.seen as CallSeen | undefined);
     };
     res.on('finish', end);
     res.on('close', end);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadSimulatorConfig } from './config.js';
 import { renderImage } from './render/encode.js';
@@ -62,5 +63,18 @@ describe('Seedream 4.x parameters', () => {
     expect(((await fits.json()) as { data: unknown[] }).data).toHaveLength(12);
     const unset = await ark({ ...auto, image: refs(1) });
     expect(((await unset.json()) as { data: unknown[] }).data).toHaveLength(14);
+  });
+
+  test('the call log names the model and the hash of every reference image, read or downloaded', async () => {
+    const other = renderImage({ width: 16, height: 16, format: 'png', watermark: false, hue: 5 });
+    const link = sim.ctx.links.sign('ref.png', { width: 16, height: 16, format: 'png', watermark: false, hue: 5 });
+    expect((await ark({ model: 'seedream-4-0-250828', prompt: 'x', image: [ref, link] })).status).toBe(200);
+    const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const { calls } = (await (await fetch(`${sim.url}/_sim/calls`)).json()) as { calls: Array<Record<string, unknown>> };
+    expect(calls.at(-1)).toMatchObject({
+      api: 'images',
+      model: 'seedream-4-0-250828',
+      inputs: [sha(Buffer.from(ref.split(',')[1]!, 'base64')), sha(other)],
+    });
   });
 });

@@ -14,7 +14,14 @@ export interface SimCall {
   startedAt: number;
   endedAt: number;
   status: number;
+  /** The vendor model the call named, once its body was read. */
+  model?: string;
+  /** Images: the sha256 (hex) of each reference image the call carried, as read (data URI) or downloaded (URL). */
+  inputs?: string[];
 }
+
+/** What a handler saw of its call's body, for the call log. */
+export type CallSeen = Pick<SimCall, 'model' | 'inputs'>;
 
 /** Calls kept in the log: enough for any test, bounded for long benchmark runs. */
 const CALLS_KEPT = 1_000;
@@ -46,9 +53,9 @@ export class SimStats {
     return now;
   }
 
-  end(api: SimCall['api'], status: number, startedAt: number) {
+  end(api: SimCall['api'], status: number, startedAt: number, seen: CallSeen = {}) {
     const now = Date.now();
-    this.calls.push({ api, startedAt, endedAt: now, status });
+    this.calls.push({ api, startedAt, endedAt: now, status, ...seen });
     if (this.calls.length > CALLS_KEPT) this.calls.shift();
     this.inflight -= 1;
     this.statuses[status] = (this.statuses[status] ?? 0) + 1;

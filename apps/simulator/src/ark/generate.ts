@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import { imageDimensions } from '../render/dimensions.js';
 import type { SimContext } from '../context.js';
+import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
 import { DEFAULT_CODES, messageFor, sendArkError } from './errors.js';
 import { planImageSet, setSize } from './image-set.js';
@@ -16,18 +18,22 @@ async function inputBytes(image: string): Promise<Buffer | undefined> {
   return Buffer.from(await res.arrayBuffer());
 }
 
-/** Downloads URL inputs as the upstream does; SeedEdit's `adaptive` size follows the first one. */
-async function resolveInputs(request: ArkRequest): Promise<{ size: string } | { error: string }> {
-  let first: Buffer | undefined;
+/**
+ * Reads every input as the upstream does (URLs downloaded), their hashes kept for the call log;
+ * SeedEdit's `adaptive` size follows the first one.
+ */
+async function resolveInputs(request: ArkRequest, res: Response): Promise<{ size: string } | { error: string }> {
+  const read: Buffer[] = [];
   for (const image of request.images) {
     try {
-      first ??= await inputBytes(image);
+      read.push(await inputBytes(image));
     } catch (error) {
       return { error: `Failed to download the image from the url: ${(error as Error).message}.` };
     }
   }
+  (res.locals.seen as CallSeen).inputs = read.map((bytes) => createHash('sha256').update(bytes).digest('hex'));
   if (request.size !== 'adaptive') return { size: request.size };
-  const dims = first && imageDimensions(first);
+  const dims = read[0] && imageDimensions(read[0]);
   return { size: dims ? `${dims.width}x${dims.height}` : '1024x1024' };
 }
 
@@ -45,10 +51,11 @@ export function createGenerateHandler(ctx: SimContext) {
     // validation errors are plain JSON even when `stream` is true, as the vendor's are
     const request = validateArkRequest(body, { streamUnsupported: config.SIM_STREAM_UNSUPPORTED });
     if ('status' in request) return sendArkError(res, request.status, request.code, request.message, request.param);
+    res.locals.seen = { model: request.modelId } satisfies CallSeen;
     if (config.SIM_MAX_IPM > 0 && stats.imagesLastMinute() + setSize(request) > config.SIM_MAX_IPM) {
       return sendArkError(res, 429, 'ModelAccountIpmRateLimitExceeded', messageFor('ModelAccountIpmRateLimitExceeded'));
     }
-    const inputs = await resolveInputs(request);
+    const inputs = await resolveInputs(request, res);
     if ('error' in inputs) return sendArkError(res, 400, 'InvalidParameter', inputs.error, 'image');
     const set = planImageSet(ctx, request, inputs.size, String(res.getHeader('x-request-id')));
     if (request.stream) return streamImageSet(ctx, res, request.modelId, set, faults.takeStreamFault());

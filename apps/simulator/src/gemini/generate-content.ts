@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { SimContext } from '../context.js';
+import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
 import { AUDIO_TOKENS_PER_SECOND, SAMPLE_RATE, secondsFor, synthesize } from './audio.js';
 import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded } from './errors.js';
@@ -33,6 +34,7 @@ export function createGenerateContentHandler(ctx: SimContext) {
       );
     }
     stats.requests.speech += 1;
+    res.locals.seen = { model } satisfies CallSeen;
     const fault = await playRequestFault(faults, 'speech', req);
     if (fault === 'gone') return;
     if (fault?.type === 'error') {
