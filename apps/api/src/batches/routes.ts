@@ -17,7 +17,7 @@ import {
 } from '@relay/batch';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, OPENAI_KEYS } from '../auth/authenticate.js';
-import { errorResponses, SECURITY } from '@relay/jobs';
+import { errorResponses, SECURITY, type Doors } from '@relay/jobs';
 import { jsonBody } from '../http/json-body.js';
 import { binaryAnswer, jsonAnswer, jsonRequest } from '../openapi/parts.js';
 import { sendArchive } from './archive.js';
@@ -88,13 +88,13 @@ export function batchRoutes(deps: BatchRoutesDeps) {
 const batch = { tags: ['batch'], security: SECURITY.openai };
 const ofBatch = { ...batch, requestParams: { path: batchPath } };
 
-export const batchPaths: ZodOpenApiPathsObject = {
+/** The endpoints a batch may name come from the doors that take batches. */
+export const batchPaths = (doors: Pick<Doors, 'batchEndpoints'>): ZodOpenApiPathsObject => ({
   '/v1/batches': {
     post: {
       ...batch,
       summary: 'Create a batch from an uploaded input file',
-      description:
-        "endpoint is /v1/images/generations or a speech model's /v1beta/models/{model}:generateContent. The input is validated first: format errors fail the batch (status failed, errors.data with line numbers); a line breaking a rule of its endpoint is not run and gets the synchronous 400 in the error file. Then the most the other lines can cost is held (402 if the balance does not cover it).",
+      description: `endpoint is one of ${doors.batchEndpoints.join(', ')}. The input is validated first: format errors fail the batch (status failed, errors.data with line numbers); a line breaking a rule of its endpoint is not run and gets the synchronous 400 in the error file. Then the most the other lines can cost is held (402 if the balance does not cover it).`,
       requestBody: jsonRequest(batchCreateBody),
       responses: {
         '200': jsonAnswer('The batch (in_progress, or failed in validation)', batchObjectSchema),
@@ -146,4 +146,4 @@ export const batchPaths: ZodOpenApiPathsObject = {
       },
     },
   },
-};
+});

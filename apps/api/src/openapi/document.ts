@@ -38,7 +38,7 @@ export function buildOpenApiDocument(catalog: Catalog, doors: Doors, version: st
       geminiPaths(catalog),
       modelPaths,
       batchFilePaths,
-      batchPaths,
+      batchPaths(doors),
       jobPaths(doors),
       filePaths,
       opsPaths,

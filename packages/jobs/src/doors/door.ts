@@ -82,8 +82,8 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
     /** Checks what the path names before the body is read (an unknown model is a 404 at once). */
     resolve?(path: string, params: Readonly<Record<string, string>>): void;
   };
-  /** The path parameters a batch line's url names, or undefined when this door does not take that url. */
-  batchUrl?(url: string): Record<string, string> | undefined;
+  /** A batch endpoint too: the urls a batch may name (as listed to clients), and the path parameters a line's url names (undefined: not this door's). */
+  batch?: { urls: readonly string[]; params(url: string): Record<string, string> | undefined };
   /** The validated request; throws the 400 (or 404) its dialect answers. */
   parse(sent: Sent): R;
   /** A rule only batch lines are held to (no inline blobs in output files, ...); throws its 400. */
@@ -109,6 +109,9 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
   /** Its part of the OpenAPI document, from the same schemas it parses with. */
   openapi(): ZodOpenApiPathsObject;
 }
+
+/** The batch endpoint of a door that answers one fixed path. */
+export const batchAt = (path: string): NonNullable<Door['batch']> => ({ urls: [path], params: (url) => (url === path ? {} : undefined) });
 
 /** A door of any capability, as lists and lookups hold them (each door's own request types stay inside it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

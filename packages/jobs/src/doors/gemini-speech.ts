@@ -78,10 +78,15 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
       claims: (params) => !(params.modelAction ?? '').endsWith(':countTokens'),
       resolve: (path, params) => void modelOf(path, params),
     },
-    batchUrl(url) {
-      const match = BATCH_URL.exec(url);
-      if (!match || !ownValue(catalog.speechModels, match[2]!)) return undefined;
-      return { modelAction: `${match[2]!}:generateContent` };
+    batch: {
+      urls: Object.keys(catalog.speechModels).flatMap((model) =>
+        GEMINI_VERSIONS.map((version) => `/${version}/models/${model}:generateContent`),
+      ),
+      params(url) {
+        const match = BATCH_URL.exec(url);
+        if (!match || !ownValue(catalog.speechModels, match[2]!)) return undefined;
+        return { modelAction: `${match[2]!}:generateContent` };
+      },
     },
     parse(sent) {
       const { model, action, spec } = modelOf(sent.path, sent.params);

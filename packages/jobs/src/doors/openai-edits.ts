@@ -10,7 +10,7 @@ import { imageJobResultSchema, storedFileSchema, type ImageJob, type InputImageR
 import { imageRequestSchema, type ImageRequest } from '../images/request.js';
 import { checkInputImages, stageInputImages, type CheckedInput } from '../images/stage-inputs.js';
 import { IMAGES } from './capabilities.js';
-import type { Door } from './door.js';
+import { batchAt, type Door } from './door.js';
 import { callHeaders, CALL_ERRORS, errorResponses, pendingResponse, SECURITY } from './openapi.js';
 
 const PATH = '/v1/images/edits';
@@ -43,7 +43,7 @@ export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { ca
       maxStringBytes: ({ inputImageMaxBytes }) => maxImageEntryChars(inputImageMaxBytes),
       form: true,
     },
-    batchUrl: (url) => (url === PATH ? {} : undefined),
+    batch: batchAt(PATH),
     parse(sent) {
       if (sent.form) return parseForm(sent.form);
       const request = parseOrThrow(imageRequestSchema(catalog.imageModels), editAsImageRequest(parseOrThrow(openAIEditFields, sent.body)));

@@ -9,7 +9,7 @@ import { completionEvents, partialImageEvent } from '../answers/image-events.js'
 import { imageRequestFields, imageRequestSchema, type ImageRequest } from '../images/request.js';
 import { checkInputImages, stageInputImages, type CheckedInput } from '../images/stage-inputs.js';
 import { IMAGES } from './capabilities.js';
-import type { Door } from './door.js';
+import { batchAt, type Door } from './door.js';
 import { callHeaders, CALL_ERRORS, errorResponses, pendingResponse, SECURITY } from './openapi.js';
 
 const PATH = '/v1/images/generations';
@@ -41,7 +41,7 @@ export function openAIImagesDoor(catalog: Catalog): Door<'images', ImageRequest,
       credentials: 'openai',
       maxStringBytes: ({ inputImageMaxBytes }) => maxImageEntryChars(inputImageMaxBytes),
     },
-    batchUrl: (url) => (url === PATH ? {} : undefined),
+    batch: batchAt(PATH),
     parse: (sent) => parseOrThrow(schema, sent.body),
     lineRule(request) {
       if (request.response_format === 'b64_json') {

@@ -13,7 +13,7 @@ import {
 import { voiceOf } from '../speech/openai-voices.js';
 import { MAX_PART_CHARS } from '../speech/request.js';
 import { SPEECH } from './capabilities.js';
-import type { Door } from './door.js';
+import { batchAt, type Door } from './door.js';
 import { callHeaders, CALL_ERRORS, errorResponses, pendingResponse, SECURITY } from './openapi.js';
 
 const PATH = '/v1/audio/speech';
@@ -64,7 +64,7 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
     capability: SPEECH,
     dialect: 'openai',
     http: { paths: [PATH], credentials: 'openai', maxStringBytes: () => 6 * MAX_PART_CHARS },
-    batchUrl: (url) => (url === PATH ? {} : undefined),
+    batch: batchAt(PATH),
     parse(sent) {
       const asked = parseOrThrow(schema, sent.body);
       const { id, model } = speechModelNamed(catalog, asked.model)!;

@@ -16,6 +16,7 @@ import { openAIEditsDoor } from './openai-edits.js';
 export function createDoors(catalog: Catalog) {
   const doors: AnyDoor[] = [openAIImagesDoor(catalog), openAIEditsDoor(catalog), geminiSpeechDoor(catalog), openAISpeechDoor(catalog)];
   const byName = new Map(doors.map((door) => [door.name, door]));
+  const batchEndpoints = doors.flatMap((door) => door.batch?.urls ?? []);
   /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
   const original: Record<QueueName, AnyDoor> = {
     images: byName.get('openai.images.generations')!,
@@ -27,18 +28,15 @@ export function createDoors(catalog: Catalog) {
     ofJob(queue: QueueName, meta: Pick<JobMeta, 'door'>): AnyDoor {
       return (meta.door !== undefined ? byName.get(meta.door) : undefined) ?? original[queue];
     },
+    /** Every endpoint a batch may name, from the doors that take batches. */
+    batchEndpoints,
     /** The door a batch's endpoint names, with the path parameters its url carries; a 400 listing them otherwise. */
     forBatch(url: string): { door: AnyDoor; params: Record<string, string> } {
       for (const door of doors) {
-        const params = door.batchUrl?.(url);
+        const params = door.batch?.params(url);
         if (params) return { door, params };
       }
-      const speechPaths = Object.keys(catalog.speechModels).map((m) => `/v1beta/models/${m}:generateContent`);
-      throw new AppError(
-        'invalid_request',
-        `endpoint must be /v1/images/generations, /v1/images/edits, /v1/audio/speech, or a speech model's ${speechPaths.join(', ')} (v1 and v1alpha too)`,
-        { param: 'endpoint' },
-      );
+      throw new AppError('invalid_request', `endpoint must be one of ${batchEndpoints.join(', ')}`, { param: 'endpoint' });
     },
   };
 }
