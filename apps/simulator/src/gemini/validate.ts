@@ -81,8 +81,12 @@ export function validateTts(raw: unknown): { text: string } | GeminiRejection {
     return { field: 'generation_config.speech_config', description: 'voice_config and multi_speaker_voice_config are mutually exclusive.' };
   }
   const speakers = speech?.multiSpeakerVoiceConfig?.speakerVoiceConfigs ?? [];
-  if (speakers.length > 2) {
-    return { field: 'generation_config.speech_config.multi_speaker_voice_config', description: 'At most 2 speakers are supported.' };
+  // MultiSpeakerVoiceConfig: "Exactly two speaker voice configurations must be provided" (the exact 400 wording is not known)
+  if (speech?.multiSpeakerVoiceConfig && speakers.length !== 2) {
+    return {
+      field: 'generation_config.speech_config.multi_speaker_voice_config.speaker_voice_configs',
+      description: 'Exactly two speaker voice configurations must be provided.',
+    };
   }
   const voices = [speech?.voiceConfig, ...speakers.map((s) => s.voiceConfig)].map((v) => v?.prebuiltVoiceConfig?.voiceName);
   for (const voice of voices) {

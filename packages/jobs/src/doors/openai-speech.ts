@@ -112,7 +112,7 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
           tags: ['speech'],
           summary: "Synthesize speech (OpenAI's dialect)",
           description:
-            "The same speech job as Gemini's generateContent. voice takes OpenAI's names (mapped to Gemini voices by a documented table) or the model's own; instructions lead the text as Gemini style direction; speed changes the tempo, not the pitch. Relay extension: speakers [{name, voice}] (at most 2).",
+            "The same speech job as Gemini's generateContent. voice takes OpenAI's names (mapped to Gemini voices by a documented table) or the model's own; instructions lead the text as Gemini style direction; speed changes the tempo, not the pitch. Relay extension: speakers [{name, voice}] (exactly 2, as Gemini's multi-speaker takes).",
           security: SECURITY.openai,
           requestParams: { header: callHeaders },
           requestBody: { required: true, content: { 'application/json': { schema: openAISpeechFields } } },

@@ -42,10 +42,12 @@ export const openAISpeechFields = z.strictObject({
     .array(z.strictObject({ name: label('a speaker name').min(1, 'a speaker name must not be empty'), voice: label('a speaker voice') }), {
       error: 'speakers must be an array of {name, voice}',
     })
-    .min(1, 'speakers takes 1 or 2 speakers')
-    .max(2, 'speakers takes 1 or 2 speakers')
+    // Gemini's multi-speaker config takes exactly two; one voice is `voice`
+    .length(2, 'speakers takes exactly 2 speakers (Gemini multi-speaker); for one voice, send voice instead')
     .optional()
-    .describe('Relay extension: name each line of input "Name: text"; each speaker gets its voice (Gemini multi-speaker)'),
+    .describe(
+      'Relay extension: exactly 2 speakers; name each line of input "Name: text"; each speaker gets its voice (Gemini multi-speaker)',
+    ),
 });
 export type OpenAISpeechRequest = z.output<typeof openAISpeechFields>;
 

@@ -72,7 +72,11 @@ const speakers = (...names: string[]) => ({
 });
 const multi: Array<[string, Mutation, string | null]> = [
   ['two speakers', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe', 'Jane') } as any), null],
-  ['one speaker', (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe') } as any), null],
+  [
+    'one speaker (Gemini takes exactly two)',
+    (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('Joe') } as any),
+    'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  ],
   [
     'three speakers',
     (b) => (b.generationConfig.speechConfig = { multiSpeakerVoiceConfig: speakers('A', 'B', 'C') } as any),

@@ -37,7 +37,7 @@ const speechConfig = z.strictObject(
           .array(z.strictObject({ speaker: label('speaker').min(1, 'speaker must not be empty'), voiceConfig }), {
             error: 'speakerVoiceConfigs must be an array',
           })
-          .max(10, 'multi-speaker speech takes 1 or 2 speakers'),
+          .max(10, 'multi-speaker speech takes exactly 2 speakers'),
       })
       .optional(),
     /** BCP-47, e.g. en-US; the upstream detects the language when it is absent. */
@@ -99,8 +99,9 @@ function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['spee
   const speakers = config.multiSpeakerVoiceConfig?.speakerVoiceConfigs;
   if (speakers) {
     const path = [...base, 'multiSpeakerVoiceConfig', 'speakerVoiceConfigs'];
-    if (speakers.length === 0 || speakers.length > 2)
-      refuse(ctx, path, `multi-speaker speech takes 1 or 2 speakers, got ${speakers.length}`);
+    // Gemini's MultiSpeakerVoiceConfig: "Exactly two speaker voice configurations must be provided"
+    if (speakers.length !== 2)
+      refuse(ctx, path, `multi-speaker speech takes exactly 2 speakers, got ${speakers.length}; one voice is voiceConfig`);
     if (new Set(speakers.map((s) => s.speaker)).size !== speakers.length) refuse(ctx, path, 'speaker names must be different');
     speakers.forEach((s, i) => checkVoice(s.voiceConfig.prebuiltVoiceConfig.voiceName, [...path, i, 'voiceConfig']));
   }
