@@ -10,7 +10,7 @@ import { planImageSet, setSize } from './image-set.js';
 import { streamImageSet } from './stream.js';
 import { validateArkRequest, type ArkRequest } from './validate.js';
 
-async function inputBytes(image: string): Promise<Buffer | undefined> {
+async function inputBytes(image: string): Promise<Buffer> {
   const data = /^data:image\/[^;]+;base64,(.*)$/s.exec(image);
   if (data) return Buffer.from(data[1]!, 'base64');
   const res = await fetch(image, { signal: AbortSignal.timeout(10_000) });
