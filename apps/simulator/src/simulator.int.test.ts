@@ -166,4 +166,29 @@ describe('Gemini TTS', () => {
     expect(await lengthOf('a'.repeat(150))).toBeCloseTo(10, 1);
     expect(await lengthOf('a'.repeat(20_000))).toBeCloseTo(327, 1);
   });
+
+  test('successor models: 3.x refuses a request without a voice, the 2.5 previews choose one; multi-speaker takes exactly two', async () => {
+    const key = { 'x-goog-api-key': 'sim-key' };
+    const unvoiced = { ...tts, generationConfig: { responseModalities: ['AUDIO'] } };
+    expect((await gemini(unvoiced, key)).status).toBe(200);
+    for (const model of ['gemini-3.1-flash-tts-preview', 'gemini-3.8-flash-tts', 'gemini-3.8-flash-lite-tts']) {
+      const refused = await gemini(unvoiced, key, `${model}:generateContent`);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        error: { code: 400, message: 'Request contains an invalid argument.', status: 'INVALID_ARGUMENT' },
+      });
+      const voiced = await gemini(tts, key, `${model}:generateContent`);
+      expect(voiced.status).toBe(200);
+      expect(((await voiced.json()) as { modelVersion: string }).modelVersion).toBe(model);
+    }
+    const speaker = (name: string) => ({ speaker: name, voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Puck' } } });
+    const alone = {
+      ...tts,
+      generationConfig: {
+        responseModalities: ['AUDIO'],
+        speechConfig: { multiSpeakerVoiceConfig: { speakerVoiceConfigs: [speaker('Joe')] } },
+      },
+    };
+    expect((await gemini(alone, key)).status).toBe(400);
+  });
 });

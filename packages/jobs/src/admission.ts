@@ -36,9 +36,17 @@ export function speechHold(modelId: string, model: SpeechModel, request: Pick<Sp
   };
 }
 
-/** The speech request as it is queued: imageConfig is accepted (the SPEC lists it) but means nothing for speech. */
-export function queuedSpeechRequest(request: SpeechRequest): SpeechJob['request'] {
+/**
+ * The speech request as it is queued: imageConfig is accepted (the SPEC lists it) but means
+ * nothing for speech; a request that names no voice gets the model's default, since Gemini 3.x
+ * TTS refuses one without (2.5 chose a voice itself) and a channel may map the model onto 3.x.
+ */
+export function queuedSpeechRequest(request: SpeechRequest, model: SpeechModel): SpeechJob['request'] {
   const { generationConfig, ...rest } = request;
   const { imageConfig: _ignored, ...config } = generationConfig;
-  return { ...rest, generationConfig: config };
+  const voiceName = model.defaultVoice ?? model.voices[0]!;
+  return {
+    ...rest,
+    generationConfig: { ...config, speechConfig: config.speechConfig ?? { voiceConfig: { prebuiltVoiceConfig: { voiceName } } } },
+  };
 }

@@ -29,6 +29,8 @@ export interface StackOptions {
   cluster?: boolean;
   /** More `host:port` entries the relay may reach on loopback (a test's webhook receiver). */
   allow?: string[];
+  /** A catalog of the stack's own (RELAY_CONFIG, inline) for the api and the worker; the built-in one otherwise. */
+  catalog?: unknown;
   /** The worker, and the apps `spawn` starts, run from the bundles in dist/ (npm run build), as the Docker image runs them. */
   bundle?: boolean;
 }
@@ -121,6 +123,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     METRICS_PORT: '0',
     JOB_BACKOFF_MS: '50',
     CHANNEL_SECRET: 'test channel secret',
+    ...(options.catalog === undefined ? {} : { RELAY_CONFIG: JSON.stringify(options.catalog) }),
   };
   const worker = await spawnApp('worker', { ...env, ...options.worker }, { bundle: options.bundle });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
@@ -134,7 +137,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       SIMULATOR_URL: sim.url,
       ...options.api,
     }),
-    loadCatalog({}),
+    loadCatalog({ RELAY_CONFIG: env.RELAY_CONFIG }),
     log,
   );
   const admin = (method: string, path: string, body?: unknown) =>

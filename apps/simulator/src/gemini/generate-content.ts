@@ -6,9 +6,8 @@ import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
 import { AUDIO_TOKENS_PER_SECOND, SAMPLE_RATE, secondsFor, synthesize } from './audio.js';
 import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded } from './errors.js';
+import { ttsModel } from './models.js';
 import { validateTts } from './validate.js';
-
-const TTS_MODELS = ['gemini-2.5-flash-preview-tts', 'gemini-2.5-pro-preview-tts'];
 
 function respond(req: Request, res: Response, stream: boolean, payload: unknown) {
   if (!stream) return void res.json(payload);
@@ -26,7 +25,8 @@ export function createGenerateContentHandler(ctx: SimContext) {
   const minute: number[] = [];
   return async (req: Request, res: Response) => {
     const [model = '', action = ''] = String(req.params.modelAction).split(':');
-    if (!['generateContent', 'streamGenerateContent'].includes(action) || !TTS_MODELS.includes(model)) {
+    const spec = ttsModel(model);
+    if (!['generateContent', 'streamGenerateContent'].includes(action) || !spec) {
       return sendGoogleError(
         res,
         404,
@@ -43,6 +43,7 @@ export function createGenerateContentHandler(ctx: SimContext) {
     }
     const checked = validateTts(req.body);
     if (!('text' in checked)) return sendBadRequest(res, checked.field, checked.description, checked.message);
+    if (spec.voiceRequired && !checked.voiced) return sendGoogleError(res, 400, 'Request contains an invalid argument.');
     const now = Date.now();
     while (minute.length && minute[0]! <= now - 60_000) minute.shift();
     if (config.SIM_SPEECH_RPM > 0 && minute.length >= config.SIM_SPEECH_RPM) {

@@ -56,8 +56,8 @@ type Body = {
   };
 };
 
-/** Checks a TTS request as the upstream does; returns the text to speak or why not. */
-export function validateTts(raw: unknown): { text: string } | GeminiRejection {
+/** Checks a TTS request as the upstream does; returns the text to speak (and whether it named a voice) or why not. */
+export function validateTts(raw: unknown): { text: string; voiced: boolean } | GeminiRejection {
   const unknown = unknownField(raw, '');
   if (unknown) return unknown;
   const body = raw as Body;
@@ -97,5 +97,5 @@ export function validateTts(raw: unknown): { text: string } | GeminiRejection {
       };
     }
   }
-  return { text };
+  return { text, voiced: voices.some((voice) => voice !== undefined) };
 }

@@ -117,6 +117,7 @@ export const defaultCatalog = {
       maxInputChars: 32_000,
       maxOutputTokens: 16_384,
       voices: GEMINI_VOICES,
+      defaultVoice: 'Kore',
     },
   },
 };

@@ -60,6 +60,11 @@ const speechModelSchema = z.strictObject({
    * Unset: the relay's table (packages/jobs/src/speech/openai-voices.ts), which names Gemini's voices.
    */
   openaiVoices: z.record(z.string(), z.string()).optional(),
+  /**
+   * The voice sent upstream when a request names none (a Gemini-dialect body with imageConfig
+   * instead of speechConfig): Gemini 3.x TTS refuses a request without a voice. Default: the first of `voices`.
+   */
+  defaultVoice: z.string().optional(),
 });
 
 export const catalogSchema = z
@@ -81,6 +86,13 @@ export const catalogSchema = z
       }
     }
     for (const [id, model] of Object.entries(catalog.speechModels)) {
+      if (model.defaultVoice !== undefined && !model.voices.includes(model.defaultVoice)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['speechModels', id, 'defaultVoice'],
+          message: `"${model.defaultVoice}" is none of the model's voices`,
+        });
+      }
       for (const [name, voice] of Object.entries(model.openaiVoices ?? {})) {
         if (!model.voices.includes(voice)) {
           ctx.addIssue({

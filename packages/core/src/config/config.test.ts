@@ -48,3 +48,14 @@ test('RELAY_CONFIG holds the catalog inline or names its file; either way a bad 
   expect(() => loadCatalog({ RELAY_CONFIG: '{"imageModels":' })).toThrow(/inline JSON does not parse/);
   expect(() => loadCatalog({ RELAY_CONFIG: '/nowhere/catalog.json' })).toThrow(/cannot read \/nowhere\/catalog.json/);
 });
+
+test("a speech model's defaultVoice and openaiVoices must name its own voices", () => {
+  const model = defaultCatalog.speechModels['vendor-2.5-flash-preview-tts'];
+  const withModel = (changes: Record<string, unknown>) =>
+    JSON.stringify({ ...defaultCatalog, speechModels: { 'vendor-2.5-flash-preview-tts': { ...model, ...changes } } });
+  expect(
+    loadCatalog({ RELAY_CONFIG: withModel({ defaultVoice: 'Puck' }) }).speechModels['vendor-2.5-flash-preview-tts']?.defaultVoice,
+  ).toBe('Puck');
+  expect(() => loadCatalog({ RELAY_CONFIG: withModel({ defaultVoice: 'Nobody' }) })).toThrow(/defaultVoice/);
+  expect(() => loadCatalog({ RELAY_CONFIG: withModel({ openaiVoices: { alloy: 'Nobody' } }) })).toThrow(/openaiVoices/);
+});

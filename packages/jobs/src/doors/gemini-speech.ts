@@ -90,7 +90,7 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
     },
     parse(sent) {
       const { model, action, spec } = modelOf(sent.path, sent.params);
-      const request = queuedSpeechRequest(parseOrThrow(speechRequestSchema(model, spec), sent.body));
+      const request = queuedSpeechRequest(parseOrThrow(speechRequestSchema(model, spec), sent.body), spec);
       return { model, action, sse: sent.query.alt === 'sse', request };
     },
     hold: (call) => speechHold(call.model, ownValue(catalog.speechModels, call.model)!, call.request),
