@@ -13,7 +13,7 @@ import {
   startOpsServer,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
-import { bullPrefix, createWebhookStore, type WebhookEvent } from '@relay/jobs';
+import { bullPrefix, createWebhookStore, type QueueName, type WebhookEvent } from '@relay/jobs';
 import type { Job } from 'bullmq';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -96,7 +96,7 @@ await runMain(async () => {
 
   // the schedule starts once the workers exist; a job's calls can only be over after that
   let dispatching: ReturnType<typeof startDispatching> | undefined;
-  const callsOver = (queue: 'images' | 'speech') => (jobId: string) => dispatching?.callsOver(queue, jobId);
+  const callsOver = (queue: QueueName) => (jobId: string) => dispatching?.callsOver(queue, jobId);
   const running = createWorkers(
     {
       images: {
@@ -155,7 +155,11 @@ await runMain(async () => {
   // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a
   // job leaves the window when its calls are over; copying holds no place); with no cap, what
   // the live workers run
-  const windowOf = (concurrency: number, poolCap: number, queue: 'images' | 'speech', explicit?: number) => {
+  const windowSettings: Record<QueueName, [concurrency: number, poolCap: number, explicit: number | undefined]> = {
+    images: [config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, config.IMAGES_DISPATCH_WINDOW],
+    speech: [config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, config.SPEECH_DISPATCH_WINDOW],
+  };
+  const windowOf = (queue: QueueName, concurrency: number, poolCap: number, explicit?: number) => {
     if (explicit) return { concurrency, cap: explicit };
     const caps = [poolCap, channels.capacity(queue)].filter((cap) => cap > 0);
     const upstream = caps.length ? Math.min(...caps) : 0;
@@ -166,10 +170,7 @@ await runMain(async () => {
     prefix: config.REDIS_PREFIX,
     queues: running.queues,
     workers: running.workers,
-    windows: (queue) =>
-      queue === 'images'
-        ? windowOf(config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, 'images', config.IMAGES_DISPATCH_WINDOW)
-        : windowOf(config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, 'speech', config.SPEECH_DISPATCH_WINDOW),
+    windows: (queue) => windowOf(queue, ...windowSettings[queue]),
     onDispatched: (queue, picks) => schedule.observe(queue, picks),
     log,
   });

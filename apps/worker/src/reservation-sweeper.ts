@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Billing } from '@relay/billing';
 import { every, type Logger } from '@relay/core';
+import { capabilityOfJobId, type QueueName } from '@relay/jobs';
 
 export interface SweepSettings {
   /** How long a reservation may stay open without a job before it is given back. */
@@ -18,12 +19,15 @@ export interface SweepSettings {
  */
 export function startReservationSweeper(
   billing: Billing,
-  queues: Record<string, Queue>,
+  queues: Record<QueueName, Queue>,
   settings: SweepSettings,
   log: Logger,
   onReleased: () => void,
 ) {
-  const queueOf = (jobId: string) => (jobId.startsWith('img_') ? queues.images : jobId.startsWith('tts_') ? queues.speech : undefined);
+  const queueOf = (jobId: string) => {
+    const capability = capabilityOfJobId(jobId);
+    return capability && queues[capability.id];
+  };
   const sweep = async () => {
     for (const jobId of await billing.openLongerThan(settings.graceMs, 100)) {
       const state = await queueOf(jobId)?.getJobState(jobId);

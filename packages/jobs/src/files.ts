@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CONTENT_TYPE } from '@relay/audio/formats';
+import { CAPABILITIES } from './doors/capabilities.js';
 
 /**
  * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
@@ -8,10 +9,20 @@ import { CONTENT_TYPE } from '@relay/audio/formats';
  * upstream's own signed links.
  */
 export type JobKind = 'img' | 'tts';
-const FILE_ID = /^((?:img|tts)_[0-9a-f]{32})-(\d{1,2})\.(jpeg|png|wav|mp3|opus|aac|flac|pcm)$/;
+
+/** The Content-Type a stored file is served with, by its extension (speech formats: @relay/audio). */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', ...CONTENT_TYPE };
+
+/** Job ids of every capability (its kind, the prefix), whatever comes next. */
+const JOB_ID_PATTERN = `(?:${Object.values(CAPABILITIES)
+  .map((c) => c.kind)
+  .join('|')})_[0-9a-f]{32}`;
+/** A file id, inside other text too (links in output lines): job id, slot and extension captured. */
+export const FILE_ID_PATTERN = `(${JOB_ID_PATTERN})-(\\d{1,2})\\.(${Object.keys(CONTENT_TYPES).join('|')})`;
+const FILE_ID = new RegExp(`^${FILE_ID_PATTERN}$`);
 
 export const newJobId = (kind: JobKind) => `${kind}_${randomBytes(16).toString('hex')}`;
-const JOB_ID = /^(?:img|tts)_[0-9a-f]{32}$/;
+const JOB_ID = new RegExp(`^${JOB_ID_PATTERN}$`);
 /** Whether a client-given id can name a job at all (junk never reaches Redis). */
 export const isJobId = (value: string) => JOB_ID.test(value);
 
@@ -27,6 +38,3 @@ export function parseFileId(fileId: string) {
   const [, jobId = '', index = '0', extension = ''] = match;
   return { jobId, index: Number(index), extension, key: storageKeyOf(jobId, Number(index), extension) };
 }
-
-/** The Content-Type a stored file is served with, by its extension (speech formats: @relay/audio). */
-export const CONTENT_TYPES: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', ...CONTENT_TYPE };

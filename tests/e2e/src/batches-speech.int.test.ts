@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { client as clientOf, jsonl, lines, SPEECH_PATH, until, upload } from './batch-helpers.js';
 import { startStack, type Stack } from './stack.js';
+import { readZip } from './zip.js';
 
 /** Speech batches, in Gemini's dialect and OpenAI's, as the official openai SDK drives them. */
 let stack: Stack;
@@ -59,7 +60,7 @@ test('a speech batch: Gemini answers with the audio as a link, charged by the up
 });
 
 test("a speech batch in OpenAI's dialect (/v1/audio/speech): output lines link the encoded audio, charged by the upstream usage", async () => {
-  const { openai, accountId } = await client();
+  const { openai, accountId, key } = await client();
   const before = await stack.account(accountId);
   const file = await upload(
     openai,
@@ -94,6 +95,11 @@ test("a speech batch in OpenAI's dialect (/v1/audio/speech): output lines link t
     charged += Math.ceil(body.usage.input_tokens / 2) + 10 * body.usage.output_tokens;
   }
   expect(types).toEqual({ intro: 'audio/ogg; codecs=opus', outro: 'audio/mpeg' });
+  // the archive holds the encoded files, as it holds WAVs and images
+  const zip = await readZip(
+    await (await fetch(`${stack.url}/v1/batches/${batch.id}/archive`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer(),
+  );
+  expect([...zip.keys()].sort()).toEqual(['files/intro/0.opus', 'files/outro/0.mp3', 'manifest.json']);
   const [refused] = await lines(openai, batch.error_file_id);
   expect(refused).toMatchObject({ custom_id: 'too-fast', response: { status_code: 400, body: { error: { param: 'speed' } } } });
   const after = await stack.account(accountId);

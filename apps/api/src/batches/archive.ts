@@ -4,10 +4,10 @@ import type { Response } from 'express';
 import { ZipFile } from 'yazl';
 import { getObject, type BlobStore } from '@relay/core';
 import { fileKey, objectLines, type BatchRecord } from '@relay/batch';
-import { parseFileId } from '@relay/jobs';
+import { FILE_ID_PATTERN, parseFileId } from '@relay/jobs';
 
-/** The relay's file links inside an output line (image answers' urls, speech answers' fileUri). */
-const FILE_LINK = /\/files\/((?:img|tts)_[0-9a-f]{32}-\d{1,2}\.(?:jpeg|png|wav))/g;
+/** The relay's file links inside an output line (image urls, speech fileUri and url, in every stored format). */
+const FILE_LINK = new RegExp(`/files/(${FILE_ID_PATTERN})`, 'g');
 
 interface ManifestFile {
   path: string;

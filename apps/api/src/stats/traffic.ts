@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { match } from 'path-to-regexp';
-import type { AnyDoor } from '@relay/jobs';
+import { CAPABILITIES, type AnyDoor, type Capability } from '@relay/jobs';
 
 /**
  * Requests, errors and latency per minute from the relay's own data (no Prometheus needed):
@@ -10,8 +10,9 @@ import type { AnyDoor } from '@relay/jobs';
  * (not a write per request). Cardinality is fixed: GROUPS x (4 + LATENCY_BOUNDS + 1) fields a
  * minute, and every minute expires after RETENTION_HOURS.
  */
-export const GROUPS = ['images', 'speech', 'jobs', 'models', 'files'] as const;
-export type TrafficGroup = (typeof GROUPS)[number];
+export type TrafficGroup = Capability['traffic'] | 'jobs' | 'models' | 'files';
+/** Each capability's group (the registry's), then the reads every capability shares. */
+export const GROUPS: readonly TrafficGroup[] = [...new Set(Object.values(CAPABILITIES).map((c) => c.traffic)), 'jobs', 'models', 'files'];
 /** Upper bounds (ms) of the latency histogram; the last bucket is everything slower. */
 export const LATENCY_BOUNDS = [100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000];
 export const RETENTION_HOURS = 26;

@@ -20,8 +20,11 @@ export interface Manifest {
   errors: Record<string, { status: number | null; code: string; message: string }>;
 }
 
-/** The relay's links in an output line (image urls, speech fileUri). */
-const LINK = /https?:\/\/[^"\s]+?\/files\/(?:img|tts)_[0-9a-f]{32}-(\d{1,2})\.(jpeg|png|wav)/g;
+/**
+ * The relay's links in an output line (image urls, speech fileUri and url): the shape of a file
+ * link, whatever capability made it and in whatever format it is stored.
+ */
+const LINK = /https?:\/\/[^"\s]+?\/files\/[a-z]+_[0-9a-f]{32}-(\d{1,2})\.([a-z0-9]+)/g;
 const safe = (customId: string) =>
   customId
     .replace(/[^\w.-]+/g, '_')

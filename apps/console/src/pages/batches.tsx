@@ -84,7 +84,7 @@ export function BatchesPage() {
                 <>
                   <span class={`batch-status batch-${b.status}`}>{b.status}</span>
                   <br />
-                  <small class="muted">{b.endpoint === '/v1/images/generations' ? 'images' : 'speech'}</small>
+                  <small class="muted">{b.endpoint}</small>
                 </>
               ),
             },

@@ -1,7 +1,16 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { imageCost, type Billing } from '@relay/billing';
-import { CONTENT_TYPES, fileIdOf, generationsOf, imageJobSchema, storageKeyOf, type ImageJobResult, type StoredFile } from '@relay/jobs';
+import {
+  CONTENT_TYPES,
+  fileIdOf,
+  IMAGES,
+  generationsOf,
+  imageJobSchema,
+  storageKeyOf,
+  type ImageJobResult,
+  type StoredFile,
+} from '@relay/jobs';
 import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
@@ -101,7 +110,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       );
       if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
       deps.metrics.bytesStored.inc(
-        { queue: 'images' },
+        { queue: IMAGES.id },
         images.reduce((sum, image) => sum + image.bytes, 0),
       );
       log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');

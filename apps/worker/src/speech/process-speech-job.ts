@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost, type Billing } from '@relay/billing';
-import { fileIdOf, sampleRateOf, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
+import { fileIdOf, sampleRateOf, SPEECH, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
@@ -58,7 +58,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       channel,
     );
     if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
-    deps.metrics.bytesStored.inc({ queue: 'speech' }, audio.bytes.length);
+    deps.metrics.bytesStored.inc({ queue: SPEECH.id }, audio.bytes.length);
     log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel }, 'speech stored');
     return {
       file: { index: 0, fileId: fileIdOf(job.id!, 0, audio.extension), bytes: audio.bytes.length, contentType: audio.contentType },
