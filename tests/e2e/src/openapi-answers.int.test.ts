@@ -1,5 +1,6 @@
 import { waitFor } from '@relay/testkit';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { renderImage } from '@relay/simulator';
 import { conformance, type OpenApiDocument } from './openapi-conformance.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -135,6 +136,56 @@ test('batches and their files answer as documented', async () => {
   await admin('GET', '/batches/{id}/archive', `/batches/${id}/archive`);
   await call('GET', '/v1/batches/{batchId}/archive', `/v1/batches/${id}/archive`, openai());
   await call('DELETE', '/v1/files/{fileId}', `/v1/files/${made.file}`, openai());
+});
+
+test("OpenAI's speech and edits answer as documented: audio, events, JSON errors, forms and JSON bodies", async () => {
+  const speech = { model: 'tts-1', voice: 'alloy', input: 'Welcome aboard.' };
+  await call('POST', '/v1/audio/speech', '/v1/audio/speech', openai(), speech);
+  await call('POST', '/v1/audio/speech', '/v1/audio/speech', openai(), { ...speech, response_format: 'opus', speed: 1.5 });
+  const events = await call('POST', '/v1/audio/speech', '/v1/audio/speech', openai(), { ...speech, stream_format: 'sse' });
+  expect(events).toContain('speech.audio.done');
+  expect((await call('POST', '/v1/audio/speech', '/v1/audio/speech', openai(), { ...speech, voice: 'baritone' })).error.param).toBe(
+    'voice',
+  );
+  const tooLong = { ...speech, input: 'a'.repeat(32_001) };
+  expect((await call('POST', '/v1/audio/speech', '/v1/audio/speech', openai(), tooLong)).error.param).toBe('input');
+  const pending = await call(
+    'POST',
+    '/v1/audio/speech',
+    '/v1/audio/speech',
+    { ...openai(), Prefer: 'respond-async' },
+    { ...speech, response_format: 'flac' },
+  );
+  const done = await waitFor(async () => {
+    const res = await fetch(`${stack.url}/v1/jobs/${pending.id}`, { headers: openai() });
+    return res.status === 200 ? res : void (await res.arrayBuffer());
+  });
+  expect(done.headers.get('content-type')).toBe('audio/flac');
+  await doc.check(done, 'GET', '/v1/jobs/{id}');
+
+  const png = renderImage({ width: 64, height: 64, format: 'png', watermark: false, hue: 2 });
+  const edit = { model: 'vendor-gen-4-0-250828', prompt: 'both in one', n: '1', size: '2K' };
+  const form = (extra: Record<string, string> = {}) => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries({ ...edit, ...extra })) body.append(name, value);
+    for (const name of ['one.png', 'two.png']) body.append('image', new Blob([png], { type: 'image/png' }), name);
+    return body;
+  };
+  const sentForm = (extra: Record<string, string> = {}) => ({ ...edit, ...extra, image: ['one.png', 'two.png'] });
+  const multipart = async (extra?: Record<string, string>) =>
+    doc.check(
+      await fetch(`${stack.url}/v1/images/edits`, { method: 'POST', headers: openai(), body: form(extra) }),
+      'POST',
+      '/v1/images/edits',
+      sentForm(extra),
+      'form',
+    );
+  expect((await multipart()).data).toHaveLength(1);
+  expect((await multipart({ response_format: 'b64_json' })).data[0].b64_json).toBeDefined();
+  const json = { model: edit.model, prompt: edit.prompt, images: [{ image_url: `data:image/png;base64,${png.toString('base64')}` }] };
+  expect((await call('POST', '/v1/images/edits', '/v1/images/edits', openai(), json)).data).toHaveLength(1);
+  const refused = await call('POST', '/v1/images/edits', '/v1/images/edits', openai(), { ...json, model: 'vendor-gen-3-0-t2i-250415' });
+  expect(refused.error.param).toBe('image');
 });
 
 test('every component the document names was sent or received by the calls above', () => {

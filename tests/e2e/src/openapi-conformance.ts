@@ -30,27 +30,35 @@ const documents = (content: Record<string, unknown>, type: string) =>
  */
 export function conformance(document: OpenApiDocument) {
   const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-  ajv.addSchema({ $id: 'relay:openapi', components: document.components });
+  // a form's fields are text on the wire: read as the schema types them (OpenAPI's multipart encoding), a lone value as a list
+  const formAjv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true, coerceTypes: 'array' });
+  for (const each of [ajv, formAjv]) each.addSchema({ $id: 'relay:openapi', components: document.components });
   const compiled = new Map<unknown, ValidateFunction>();
   const reached = new Set<string>();
-  const validate = (where: string, schema: unknown, value: unknown) => {
+  const validate = (where: string, schema: unknown, value: unknown, form = false) => {
     componentsReached(document, schema, reached);
-    let check = compiled.get(schema);
+    let check = form ? undefined : compiled.get(schema);
     if (!check) {
-      check = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"relay:openapi#/components/')));
-      compiled.set(schema, check);
+      check = (form ? formAjv : ajv).compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"relay:openapi#/components/')),
+      );
+      if (!form) compiled.set(schema, check);
     }
     expect(check(value) ? [] : check.errors, where).toEqual([]);
   };
 
   return {
     reached,
-    /** Checks one exchange against `METHOD template`; the answer's body, parsed when JSON. */
-    async check(res: Response, method: string, template: string, sent?: unknown): Promise<any> {
+    /**
+     * Checks one exchange against `METHOD template`; the answer's body, parsed when JSON. A body
+     * sent as a form is given as its fields (files as their names), checked against the multipart schema.
+     */
+    async check(res: Response, method: string, template: string, sent?: unknown, as: 'json' | 'form' = 'json'): Promise<any> {
       const where = `${method} ${template} -> ${res.status}`;
       const operation = document.paths[template]?.[method.toLowerCase()];
       expect(operation, `${method} ${template} is documented`).toBeDefined();
-      if (sent !== undefined) validate(`${where}: the body sent`, operation.requestBody.content['application/json'].schema, sent);
+      const sentType = as === 'json' ? 'application/json' : 'multipart/form-data';
+      if (sent !== undefined) validate(`${where}: the ${as} sent`, operation.requestBody.content[sentType].schema, sent, as === 'form');
       const answer = operation.responses[String(res.status)];
       expect(answer, `${where} is documented`).toBeDefined();
       const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
