@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,10 +52,12 @@ test('images.edit with an array of files (image[] on the wire): references for 4
   for (const image of result.data!) expect(imageDimensions(Buffer.from(image.b64_json!, 'base64'))).toEqual({ width: 2048, height: 2048 });
 });
 
-test('curl with the image field repeated', async () => {
+test('curl with the image field repeated: both files reach the upstream, in order', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'relay-edit-'));
-  writeFileSync(join(dir, 'one.png'), png(40));
-  writeFileSync(join(dir, 'two.png'), png(50));
+  const [one, two] = [png(3), png(5)];
+  expect(one.equals(two)).toBe(false);
+  writeFileSync(join(dir, 'one.png'), one);
+  writeFileSync(join(dir, 'two.png'), two);
   const { stdout } = await promisify(execFile)('curl', [
     '-s',
     `${stack.url}/v1/images/edits`,
@@ -71,6 +74,9 @@ test('curl with the image field repeated', async () => {
   ]);
   const body = JSON.parse(stdout) as { data: Array<{ url: string }> };
   expect(body.data).toHaveLength(1);
+  const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  // the upstream's own record of the call: the model and the hash of each reference image it read
+  expect((await stack.simCalls()).at(-1)).toMatchObject({ model: 'seedream-5-0-260128', inputs: [sha(one), sha(two)], status: 200 });
 });
 
 test('JSON edits with images[].image_url', async () => {
