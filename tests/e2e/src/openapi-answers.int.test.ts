@@ -168,7 +168,7 @@ test("OpenAI's speech and edits answer as documented: audio, events, JSON errors
   const form = (extra: Record<string, string> = {}) => {
     const body = new FormData();
     for (const [name, value] of Object.entries({ ...edit, ...extra })) body.append(name, value);
-    for (const name of ['one.png', 'two.png']) body.append('image', new Blob([png], { type: 'image/png' }), name);
+    for (const name of ['one.png', 'two.png']) body.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), name);
     return body;
   };
   const sentForm = (extra: Record<string, string> = {}) => ({ ...edit, ...extra, image: ['one.png', 'two.png'] });
