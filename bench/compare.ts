@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuPerRequest } from './cpu.js';
-import { percentile, runFor } from './load.js';
+import { percentile, runFor, type Send } from './load.js';
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -14,7 +14,7 @@ export async function quietMachine(): Promise<number> {
 
 export interface Target {
   name: string;
-  send: () => Promise<Response>;
+  send: Send;
   /** Processes whose CPU counts for this target (with the store and simulator listed apart). */
   pids: Record<string, number>;
 }

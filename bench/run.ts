@@ -5,15 +5,17 @@
  * per process says where the time goes. Prints tables; writes bench/results/<time>.json and CPU
  * profiles of the api and the worker (taken in a phase of their own, not while measuring).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, type AppProcess } from '@relay/testkit';
+import { IMAGE, post, SPEECH, SPEECH_MODEL, VENDOR_IMAGE } from './bodies.js';
 import { added, cpuOf, measure, quietMachine, round, type Cell, type Target } from './compare.js';
 import { runFor, runLoad } from './load.js';
 import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
 import { benchKey, startBenchStack } from './stack.js';
+import { waitingCallers } from './waiting.js';
 
 const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 10_000);
 const LATENCY_MS = 50;
@@ -25,18 +27,6 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const resultsDir = join(repoRoot, 'bench', 'results');
 const profileDir = join(resultsDir, `profiles-${stamp}`);
 mkdirSync(profileDir, { recursive: true });
-
-const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk' };
-const VENDOR_IMAGE = { ...IMAGE, model: 'seedream-4-0-250828' };
-const SPEECH_MODEL = 'vendor-2.5-flash-preview-tts';
-/** About 64 KB of answer: 0.7 s of 24 kHz 16-bit audio, base64 in Gemini's JSON. */
-const SPEECH = {
-  contents: [{ parts: [{ text: 'Good evening, all.' }] }],
-  generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
-};
-const json = { 'content-type': 'application/json' };
-const post = (url: string, body: unknown, headers: Record<string, string>) => () =>
-  fetch(url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });
 
 const stack = await startBenchStack();
 const portkey = await startPortkey();
@@ -96,7 +86,7 @@ try {
       pids: relayPids(),
     },
   };
-  const speechBytes = (await (await speech.relay!.send()).arrayBuffer()).byteLength;
+  const speechBytes = (await (await speech.relay!.send(0)).arrayBuffer()).byteLength;
 
   // --- the comparison: each target alone on the machine, one cell after another ---
   const cells: Record<string, Cell> = {};
@@ -206,63 +196,7 @@ try {
   }
 
   // --- scale: SCALE_REQUESTS synchronous requests waiting at once on one api process (upstream 5 s) ---
-  if (want('scale')) {
-    await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 5_000 });
-    // workers enough to take every job at once: what is measured is the api holding them all
-    worker = await stack.start('worker', { IMAGES_CONCURRENCY: String(Math.min(SCALE_REQUESTS, 5_000)) });
-    api = await stack.start('api');
-    started.push(worker, api);
-    const scaleKey = await benchKey(api);
-    const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    const rssMiB = () => rssOf(api.child.pid!);
-    let workerPeak = rssOf(worker.child.pid!);
-    const lagMs = async () =>
-      Number(
-        /^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN,
-      ) * 1000;
-    const idleRss = rssMiB();
-    let waiting = 0;
-    let arrived = 0;
-    const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number }> = [];
-    const sampler = setInterval(() => {
-      workerPeak = Math.max(workerPeak, rssOf(worker.child.pid!));
-      void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) }));
-    }, 1_000);
-    const send = post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${scaleKey}`, prefer: 'wait=600' });
-    const scale = await runLoad(SCALE_REQUESTS, SCALE_REQUESTS, async () => {
-      waiting += 1;
-      arrived += 1;
-      try {
-        return await send();
-      } finally {
-        waiting -= 1;
-      }
-    });
-    clearInterval(sampler);
-    const arriving = samples.filter((s) => s.arrived < SCALE_REQUESTS || s.waiting >= SCALE_REQUESTS * 0.9);
-    report.scale = {
-      requests: SCALE_REQUESTS,
-      upstreamLatencyMs: 5_000,
-      ok: scale.statuses['200'] ?? 0,
-      statuses: scale.statuses,
-      firstErrors: scale.firstErrors,
-      // while (nearly) all of them wait, and over the whole run (answers going out included)
-      apiRssMiB: {
-        idle: round(idleRss),
-        whileWaiting: Math.max(...arriving.map((s) => s.rssMiB)),
-        peak: Math.max(...samples.map((s) => s.rssMiB)),
-      },
-      workerRssMiBPeak: round(workerPeak),
-      workerConcurrency: Math.min(SCALE_REQUESTS, 5_000),
-      eventLoopLagP99Ms: {
-        whileArriving: arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null,
-        overall: Math.max(...samples.map((s) => s.lagP99Ms)),
-      },
-      seconds: round(scale.wallMs / 1000, 1),
-      samples,
-    };
-    await Promise.all([worker.stop(), api.stop()]);
-  }
+  if (want('scale')) report.scale = await waitingCallers(stack, SCALE_REQUESTS);
 } finally {
   await Promise.all(started.map((p) => p.stop()));
   await portkey.stop();
