@@ -12,6 +12,26 @@ export async function quietMachine(): Promise<number> {
   return load();
 }
 
+/**
+ * Issue 24's targets, as ratios of figures taken in the same run (never wall-clock asserts in
+ * tests): printed beside the figures they judge.
+ */
+export const TARGETS = {
+  /** relay/Portkey req/s, images c=64 at a 50 ms upstream: at least. */
+  perSecond: 0.7,
+  /** relay/Portkey added p99, images c=64: at most. */
+  addedP99: 2,
+  /** relay (api + worker + Redis)/Portkey CPU per image request at c=64: at most. */
+  ownCpu: 1.2,
+  /** total api CPU per request with 4 api processes / with 1, same total load: at most. */
+  apiScaleOut: 1.15,
+  /** Redis commands per image request / the figure before issue 24: at most. */
+  redisCommands: 0.5,
+  /** 10,000 synchronous callers waiting on one api process: event-loop p99 and RSS, at most. */
+  waitingLagP99Ms: 50,
+  waitingRssMiB: 512,
+} as const;
+
 export interface Target {
   name: string;
   send: Send;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { IMAGE, post } from './bodies.js';
-import { round } from './compare.js';
+import { round, TARGETS } from './compare.js';
 import { runLoad } from './load.js';
 import { benchKey, type BenchStack } from './stack.js';
 
@@ -59,6 +59,12 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
       workerConcurrency,
       eventLoopLagP99Ms: { whileArriving: lagWhileArriving, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
       seconds: round(scale.wallMs / 1000, 1),
+      targets: {
+        [`all ${requests} answered 200`]: ok === requests,
+        [`event-loop p99 while they arrive and wait < ${TARGETS.waitingLagP99Ms} ms`]:
+          lagWhileArriving !== null && lagWhileArriving < TARGETS.waitingLagP99Ms,
+        [`api RSS while they wait < ${TARGETS.waitingRssMiB} MB`]: whileWaiting < TARGETS.waitingRssMiB,
+      },
       samples,
     };
   } finally {
