@@ -1,8 +1,8 @@
 /**
  * npm run bench: the relay beside a pass-through peer (the Portkey OSS gateway) in one run, on
- * the same simulated upstream (50 ms per call), then a burst and a scale test. Everything runs on
- * loopback on this machine; the figures are those of the whole system on one box, and the CPU
- * per process says where the time goes. Prints tables; writes bench/results/<time>.json and CPU
+ * the same simulated upstream (50 ms per call), then the relay scaled out (scale-out.ts), a burst
+ * and a scale test. Everything runs on loopback on this machine; the figures are those of the
+ * whole system on one box, and the CPU per process says where the time goes. Prints tables; writes bench/results/<time>.json and CPU
  * profiles of the api and the worker (taken in a phase of their own, not while measuring).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,13 +14,14 @@ import { added, cpuOf, measure, quietMachine, round, TARGETS, type Cell, type Ta
 import { runFor, runLoad } from './load.js';
 import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
-import { benchKey, startBenchStack } from './stack.js';
+import { printScaleOut, scaleOut, type ScaleOutReport } from './scale-out.js';
+import { benchKey, relayUnderTest, startBenchStack } from './stack.js';
 import { waitingCallers } from './waiting.js';
 
 const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 10_000);
 const LATENCY_MS = 50;
 const SCALE_REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 10_000);
-/** BENCH_ONLY=comparison,scale (any of comparison, profiles, burst, scale): some parts alone, for a quick look. */
+/** BENCH_ONLY=comparison,scale (any of comparison, scaleout, profiles, burst, scale): some parts alone, for a quick look. */
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const want = (part: string) => !ONLY || ONLY.includes(part);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -33,6 +34,7 @@ const portkey = await startPortkey();
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30), node: process.version },
+  relay: relayUnderTest(),
   upstreamLatencyMs: LATENCY_MS,
   cellMs: CELL_MS,
 };
@@ -140,6 +142,15 @@ try {
   if (want('comparison')) report.comparison = { loadAtStart: loads, speechAnswerBytes: speechBytes, table, ratios, cells };
   await Promise.all([worker.stop(), api.stop()]);
 
+  // --- scale-out: 1 and 4 api processes, 1 and 3 workers, Redis commands per request ---
+  if (want('scaleout')) {
+    report.scaleOut = await scaleOut(stack, {
+      cellMs: CELL_MS,
+      commandRequests: Number(process.env.BENCH_REQUESTS ?? 500),
+      ...(process.env.BENCH_COMMANDS_BEFORE ? { commandsBefore: Number(process.env.BENCH_COMMANDS_BEFORE) } : {}),
+    });
+  }
+
   // --- profiles: the relay alone again, with V8's profiler on (it slows what it watches) ---
   if (want('profiles')) {
     const profiled = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
@@ -222,6 +233,7 @@ if (comparison) {
   console.log('CPU ms per request, by process');
   console.table(Object.fromEntries(Object.entries(comparison.cells).map(([name, cell]) => [name, cell.cpuMsPerRequest])));
 }
+if (report.scaleOut) printScaleOut(report.scaleOut as ScaleOutReport);
 if (report.burst) {
   console.log('burst');
   console.table([report.burst]);
