@@ -1,4 +1,10 @@
-/** Closed-loop load: `concurrency` callers, each sending its next request when the last one answered. */
+/**
+ * Closed-loop load: `concurrency` callers, each sending its next request when the last one answered.
+ * `send` is told which caller sends, so that a caller can keep to one address (and its connection)
+ * as a client behind a load balancer does.
+ */
+export type Send = (caller: number) => Promise<Response>;
+
 export interface LoadResult {
   latenciesMs: number[];
   statuses: Record<string, number>;
@@ -16,12 +22,12 @@ function tallier() {
     latenciesMs,
     statuses,
     firstErrors,
-    async one(send: () => Promise<Response>) {
+    async one(send: Send, caller: number) {
       const t0 = performance.now();
       let status = 'error';
       let said = '';
       try {
-        const res = await send();
+        const res = await send(caller);
         status = String(res.status);
         if (res.status === 200) await res.arrayBuffer();
         else said = (await res.text()).slice(0, 300);
@@ -35,14 +41,14 @@ function tallier() {
   };
 }
 
-export async function runLoad(total: number, concurrency: number, send: () => Promise<Response>): Promise<LoadResult> {
+export async function runLoad(total: number, concurrency: number, send: Send): Promise<LoadResult> {
   const tally = tallier();
   let next = 0;
   const started = performance.now();
-  const caller = async () => {
+  const caller = async (_: unknown, index: number) => {
     while (next < total) {
       next += 1;
-      await tally.one(send);
+      await tally.one(send, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, caller));
@@ -56,12 +62,12 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** Closed-loop load for `durationMs`: `concurrency` callers, each sending again when answered. */
-export async function runFor(durationMs: number, concurrency: number, send: () => Promise<Response>): Promise<LoadResult> {
+export async function runFor(durationMs: number, concurrency: number, send: Send): Promise<LoadResult> {
   const tally = tallier();
   const started = performance.now();
   const until = started + durationMs;
-  const caller = async () => {
-    while (performance.now() < until) await tally.one(send);
+  const caller = async (_: unknown, index: number) => {
+    while (performance.now() < until) await tally.one(send, index);
   };
   await Promise.all(Array.from({ length: concurrency }, caller));
   const { one: _one, ...counted } = tally;

@@ -1,5 +1,39 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { spawnStore } from '@relay/local';
-import { spawnApp, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
+import { repoRoot, spawnApp, spawnReady, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
+
+/**
+ * BENCH_RELAY_DIR: another checkout whose api and worker run from its own dist/ (built there, with
+ * its own node_modules, which the bundles load their packages from), so that a commit from before
+ * a change is measured on the same Redis, store, simulator and load generator as today's.
+ */
+const relayDir = resolve(process.env.BENCH_RELAY_DIR ?? repoRoot);
+const otherTree = relayDir !== resolve(repoRoot);
+
+/** Which relay the api and worker are: its folder and commit (when it is a git checkout). */
+export function relayUnderTest(): { dir: string; commit: string } {
+  let commit = 'unknown';
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', relayDir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const [hash = '', subject = ''] = git('log', '-1', '--format=%h%n%s').split('\n');
+    const dirty = git('status', '--porcelain', '--untracked-files=no').trim();
+    commit = `${hash}${dirty ? '+changes' : ''} ${subject.length > 60 ? `${subject.slice(0, 60)}...` : subject}`;
+  } catch {
+    // a copy without .git (git archive): the folder alone says which it is
+  }
+  return { dir: relayDir, commit };
+}
+
+function startRelayApp(app: 'api' | 'worker', env: Record<string, string>, nodeArgs: string[]): Promise<AppProcess> {
+  if (!otherTree) return spawnApp(app, env, { bundle: true, nodeArgs });
+  const entry = join(relayDir, 'dist', `${app}.mjs`);
+  for (const needed of [entry, join(relayDir, 'node_modules')])
+    if (!existsSync(needed)) throw new Error(`BENCH_RELAY_DIR: ${needed} is missing (npm ci and npm run build in ${relayDir} first)`);
+  return spawnReady(app, [...nodeArgs, entry], env, { echo: process.env.RELAY_TEST_LOGS === '1' });
+}
 
 export interface BenchStack {
   env: Record<string, string>;
@@ -13,7 +47,10 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-/** Redis, the store and the simulator as separate processes; api and worker started per phase from dist/. */
+/**
+ * Redis, the store and the simulator (always this checkout's) as separate processes; api and
+ * worker started per phase from dist/ (BENCH_RELAY_DIR's when set).
+ */
 export async function startBenchStack(): Promise<BenchStack> {
   const redis = await spawnRedisServer();
   // the store in a process of its own, so that it does not share the load generator's CPU
@@ -43,7 +80,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     sim,
     redis,
     async start(app, more = {}, nodeArgs = []) {
-      const child = await spawnApp(app, { ...env, ...more }, { bundle: true, nodeArgs });
+      const child = await startRelayApp(app, { ...env, ...more }, nodeArgs);
       started.push(child);
       return child;
     },

@@ -1,0 +1,72 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { runLoad, type Send } from './load.js';
+
+/** Commands per request, biggest first. */
+export type PerRequest = Array<readonly [command: string, perRequest: number]>;
+
+export interface CommandCount {
+  /** All commands per request, summed. */
+  total: number;
+  per: PerRequest;
+  ok: number;
+  seconds: number;
+}
+
+/** Calls of each command Redis has run so far (INFO commandstats: the commands a script runs count too). */
+export async function commandStats(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const line of (await redis.info('commandstats')).split('\n')) {
+    const m = /^cmdstat_(\w+):calls=(\d+)/.exec(line);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+const sum = (per: PerRequest) => Math.round(per.reduce((s, [, v]) => s + v, 0) * 10) / 10;
+
+/**
+ * Every command Redis ran per request while `requests` requests ran at `concurrency`, scripts'
+ * own commands included. Periodic work (heartbeats, sweeps) in the window counts too: it is part
+ * of what a request costs the fleet.
+ */
+export async function commandsPerRequest(redis: Redis, send: Send, requests: number, concurrency: number): Promise<CommandCount> {
+  await runLoad(50, 8, send);
+  // answers of the warm-up may still be settling (billing, schedule): out of the window
+  await sleep(1_500);
+  const before = await commandStats(redis);
+  const t0 = Date.now();
+  const load = await runLoad(requests, concurrency, send);
+  const seconds = (Date.now() - t0) / 1000;
+  const after = await commandStats(redis);
+  const per = Object.entries(after)
+    .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / requests) * 100) / 100] as const)
+    .filter(([, v]) => v > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return { total: sum(per), per, ok: load.statuses['200'] ?? 0, seconds };
+}
+
+/**
+ * The commands the relay's clients sent per request, one request at a time: each is a round trip
+ * (MONITOR marks those a script runs "lua"; they are left out). EVALSHA is named by its script's
+ * first 8 hex digits.
+ */
+export async function commandsSent(redis: Redis, send: Send, requests = 20): Promise<CommandCount> {
+  const monitor = await redis.monitor();
+  const sent = new Map<string, number>();
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source.includes('lua')) return;
+    const name = String(args[0]).toLowerCase();
+    const label = name === 'evalsha' || name === 'eval' ? `${name} (${args[1]?.slice(0, 8)})` : name;
+    sent.set(label, (sent.get(label) ?? 0) + 1);
+  });
+  try {
+    const t0 = Date.now();
+    const load = await runLoad(requests, 1, send);
+    const seconds = (Date.now() - t0) / 1000;
+    const per = [...sent].sort((a, b) => b[1] - a[1]).map(([cmd, n]) => [cmd, Math.round((n / requests) * 100) / 100] as const);
+    return { total: sum(per), per, ok: load.statuses['200'] ?? 0, seconds };
+  } finally {
+    monitor.disconnect();
+  }
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { IMAGE, post } from './bodies.js';
+import { round, TARGETS } from './compare.js';
+import { runLoad } from './load.js';
+import { benchKey, type BenchStack } from './stack.js';
+
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * The scale part of npm run bench: `requests` synchronous requests waiting at once on one api
+ * process (upstream 5 s), with the api's RSS and event-loop p99 sampled each second.
+ */
+export async function waitingCallers(stack: BenchStack, requests: number) {
+  await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 5_000 });
+  // workers enough to take every job at once: what is measured is the api holding them all
+  const workerConcurrency = Math.min(requests, 5_000);
+  const worker = await stack.start('worker', { IMAGES_CONCURRENCY: String(workerConcurrency) });
+  const api = await stack.start('api');
+  try {
+    const key = await benchKey(api);
+    const rssMiB = () => rssOf(api.child.pid!);
+    let workerPeak = rssOf(worker.child.pid!);
+    const lagMs = async () =>
+      Number(
+        /^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN,
+      ) * 1000;
+    const idleRss = rssMiB();
+    let waiting = 0;
+    let arrived = 0;
+    const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number }> = [];
+    const sampler = setInterval(() => {
+      workerPeak = Math.max(workerPeak, rssOf(worker.child.pid!));
+      void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) }));
+    }, 1_000);
+    const send = post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}`, prefer: 'wait=600' });
+    const scale = await runLoad(requests, requests, async () => {
+      waiting += 1;
+      arrived += 1;
+      try {
+        return await send();
+      } finally {
+        waiting -= 1;
+      }
+    });
+    clearInterval(sampler);
+    const arriving = samples.filter((s) => s.arrived < requests || s.waiting >= requests * 0.9);
+    const ok = scale.statuses['200'] ?? 0;
+    const whileWaiting = Math.max(...arriving.map((s) => s.rssMiB));
+    const lagWhileArriving = arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null;
+    return {
+      requests,
+      upstreamLatencyMs: 5_000,
+      ok,
+      statuses: scale.statuses,
+      firstErrors: scale.firstErrors,
+      // while (nearly) all of them wait, and over the whole run (answers going out included)
+      apiRssMiB: { idle: round(idleRss), whileWaiting, peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      workerRssMiBPeak: round(workerPeak),
+      workerConcurrency,
+      eventLoopLagP99Ms: { whileArriving: lagWhileArriving, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
+      seconds: round(scale.wallMs / 1000, 1),
+      targets: {
+        [`all ${requests} answered 200`]: ok === requests,
+        [`event-loop p99 while they arrive and wait < ${TARGETS.waitingLagP99Ms} ms`]:
+          lagWhileArriving !== null && lagWhileArriving < TARGETS.waitingLagP99Ms,
+        [`api RSS while they wait < ${TARGETS.waitingRssMiB} MB`]: whileWaiting < TARGETS.waitingRssMiB,
+      },
+      samples,
+    };
+  } finally {
+    await Promise.all([worker.stop(), api.stop()]);
+  }
+}
