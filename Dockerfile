@@ -20,6 +20,7 @@ COPY packages/core/package.json packages/core/
 COPY packages/jobs/package.json packages/jobs/
 COPY packages/billing/package.json packages/billing/
 COPY packages/scheduler/package.json packages/scheduler/
+COPY packages/life/package.json packages/life/
 COPY packages/batch/package.json packages/batch/
 COPY packages/channels/package.json packages/channels/
 COPY packages/audio/package.json packages/audio/

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { CAPABILITIES, createWebhookStore, type Doors } from '@relay/jobs';
 import type { Billing } from '@relay/billing';
+import type { JobLife } from '@relay/life';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
@@ -56,6 +57,8 @@ export interface ApiDeps {
   store: BlobStore;
   accounts: AccountsStore;
   billing: Billing;
+  /** A job's admission and cancellation (@relay/life). */
+  life: JobLife;
   lifecycle: Lifecycle;
   /** New requests go on a few per turn of the event loop (http/pace.ts). */
   turns: Turns;
@@ -120,7 +123,7 @@ export function createApp(deps: ApiDeps) {
     );
   }
   const jobs: JobRequestDeps = {
-    billing: deps.billing,
+    life: deps.life,
     store: deps.store,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
     lifecycle: deps.lifecycle,
@@ -130,7 +133,7 @@ export function createApp(deps: ApiDeps) {
   const routes = Object.fromEntries(
     Object.values(CAPABILITIES).map((c) => {
       const handle = deps.queues[c.id];
-      return [c.id, { kind: c.kind, handle, guard: createDepthGuard(handle), jobName: c.jobName }];
+      return [c.id, { queue: c.id, kind: c.kind, handle, guard: createDepthGuard(handle), jobName: c.jobName }];
     }),
   ) as DoorDeps['routes'];
   const limits = {

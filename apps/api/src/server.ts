@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
+import { createJobLife } from '@relay/life';
 import { createDoors } from '@relay/jobs';
 import { schedulerMetrics } from '@relay/scheduler';
 import { backfillAccountIndex } from './auth/account-index.js';
@@ -44,9 +45,32 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
+  const life = createJobLife({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    billing,
+    schedulers: { images: queues.images.scheduler, speech: queues.speech.scheduler },
+    queues: { images: queues.images.queue, speech: queues.speech.queue },
+    log,
+  });
   const doors = createDoors(catalog);
   const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS, trafficGroups(doors.all));
-  const app = createApp({ config, catalog, doors, redis, queues, store, accounts, billing, lifecycle, turns, registry, traffic, log });
+  const app = createApp({
+    config,
+    catalog,
+    doors,
+    redis,
+    queues,
+    store,
+    accounts,
+    billing,
+    life,
+    lifecycle,
+    turns,
+    registry,
+    traffic,
+    log,
+  });
   const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 

@@ -3,10 +3,6 @@ import { ChannelsCooling } from '@relay/channels';
 import { AppError, encodeFailure } from '@relay/core';
 import { UpstreamError } from './upstreams/upstream-error.js';
 
-/** The job's client left before its upstream call began: nothing was charged, nothing is retried. */
-export const cancelled = () =>
-  new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
-
 export interface FailureContext {
   job: Job;
   /** The worker's lock token on the job (moving it to delayed needs it). */

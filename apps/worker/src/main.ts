@@ -14,6 +14,7 @@ import {
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
 import { bullPrefix, createWebhookStore, type QueueName, type WebhookEvent } from '@relay/jobs';
+import { createJobLife, notifyPartial } from '@relay/life';
 import type { Job } from 'bullmq';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -29,10 +30,8 @@ import { createBucketWhenReachable } from './bucket.js';
 import { startRetention } from './retention.js';
 import { startWebhookDelivery } from './webhooks/deliver.js';
 import { startBatches } from './batches.js';
-import { schedulerMetrics } from '@relay/scheduler';
-import { createWorkers } from './workers.js';
-import { notifyEnd, notifyPartial } from './notify-end.js';
-import { onJobEnds } from './job-ends.js';
+import { schedulerFor, schedulerMetrics, type Scheduler } from '@relay/scheduler';
+import { createWorkers, openWorkerQueues } from './workers.js';
 import { preloadSpeechEncoder } from '@relay/audio';
 
 await runMain(async () => {
@@ -94,19 +93,28 @@ await runMain(async () => {
     log,
   });
 
-  // the schedule starts once the workers exist; a job's calls can only be over after that
-  let dispatching: ReturnType<typeof startDispatching> | undefined;
-  const callsOver = (queue: QueueName) => (jobId: string) => dispatching?.callsOver(queue, jobId);
+  const queues = openWorkerQueues(config.REDIS_URL, bullPrefix(config.REDIS_PREFIX), log);
+  const schedule = schedulerMetrics(registry);
+  const schedulers = Object.fromEntries(
+    (Object.keys(queues) as QueueName[]).map((name) => [
+      name,
+      schedulerFor(redis, queues[name], config.REDIS_PREFIX, name, {
+        onDispatched: (picks) => schedule.observe(name, picks),
+        onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; trying again at the next tick'),
+      }),
+    ]),
+  ) as Record<QueueName, Scheduler>;
+  // a job's life here: its begin, checkpoints, charge, and its end told to whoever subscribes
+  const life = createJobLife({ redis, prefix: config.REDIS_PREFIX, billing, schedulers, queues, log });
   const running = createWorkers(
     {
       images: {
         concurrency: config.IMAGES_CONCURRENCY,
         process: createImageProcessor({
           catalog,
-          billing,
+          life,
           metrics,
           upstream,
-          callsOver: callsOver('images'),
           store,
           copyLimits: {
             maxBytes: config.RESULT_MAX_BYTES,
@@ -122,10 +130,9 @@ await runMain(async () => {
         concurrency: config.SPEECH_CONCURRENCY,
         process: createSpeechProcessor({
           catalog,
-          billing,
+          life,
           metrics,
           upstream,
-          callsOver: callsOver('speech'),
           store,
           storeRetry: storeRetry('speech'),
           log,
@@ -140,7 +147,7 @@ await runMain(async () => {
       maxStalledCount: config.MAX_STALLED_COUNT,
       rateLimit,
       waitMaxMs: config.UPSTREAM_WAIT_MAX_MS,
-      billing,
+      life,
       metrics,
       log,
     },
@@ -150,7 +157,6 @@ await runMain(async () => {
   preloadSpeechEncoder().catch((err: Error) =>
     log.warn({ err: err.message }, 'the speech encoder could not be loaded; OpenAI-dialect speech will fail'),
   );
-  const schedule = schedulerMetrics(registry);
   // the pool's window: what the upstream takes at once (the queue's cap and the channels'
   // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a
   // job leaves the window when its calls are over; copying holds no place); with no cap, what
@@ -165,18 +171,10 @@ await runMain(async () => {
     const upstream = caps.length ? Math.min(...caps) : 0;
     return { concurrency, cap: upstream > 0 ? upstream + Math.max(2, Math.ceil(upstream / 4)) : 0 };
   };
-  dispatching = startDispatching({
-    redis,
-    prefix: config.REDIS_PREFIX,
-    queues: running.queues,
-    workers: running.workers,
-    windows: (queue) => windowOf(queue, ...windowSettings[queue]),
-    onDispatched: (queue, picks) => schedule.observe(queue, picks),
-    log,
-  });
+  const dispatching = startDispatching({ schedulers, windows: (queue) => windowOf(queue, ...windowSettings[queue]), log });
   const sweeper = startReservationSweeper(
     billing,
-    running.queues,
+    queues,
     { graceMs: config.RESERVATION_GRACE_MS, everyMs: config.RESERVATION_SWEEP_MS },
     log,
     () => metrics.reservationsSwept.inc(),
@@ -210,8 +208,9 @@ await runMain(async () => {
     store,
     billing,
     catalog,
-    queues: running.queues,
-    schedulers: dispatching.schedulers,
+    queues,
+    schedulers,
+    life,
     urls: parseUrlPolicy(config.URL_ALLOWLIST),
     ahead: config.BATCH_FEED_AHEAD,
     lockMs: config.JOB_LOCK_MS,
@@ -224,25 +223,15 @@ await runMain(async () => {
       ),
     log,
   });
-  // a job's end, decided once and told to each part that cares
-  onJobEnds(
-    running.workers,
-    [
-      // a job BullMQ failed without running its processor (it stalled too often) still gives its money back;
-      // after the processor's own release this is a no-op
-      (end) => (end.outcome === 'failed' ? billing.release(end.job.id!) : undefined),
-      (end) => notifyEnd(redis, config.REDIS_PREFIX, end),
-      (end) => dispatching.ended(end.queue, end.job.id),
-      (end) => batches.ended(end.job, end.outcome === 'completed' ? { result: end.result } : { failedReason: end.failedReason }),
-      ({ job, ...end }) => {
-        const created = Math.floor(job.timestamp / 1000);
-        if (end.outcome === 'completed') return announce(job, 'job.completed', { status: 'completed', created });
-        const error = decodeFailure(end.failedReason);
-        return announce(job, 'job.failed', { status: 'failed', created, error: { code: error.code, message: error.message } });
-      },
-    ],
-    log,
-  );
+  // a job's end, decided once (@relay/life tells its money, its place and its waiters) and told to batches and webhooks
+  life.watch(running.workers);
+  life.onEnded((end) => batches.ended(end.job, end.outcome === 'completed' ? { result: end.result } : { failedReason: end.failedReason }));
+  life.onEnded(({ job, ...end }) => {
+    const created = Math.floor(job.timestamp / 1000);
+    if (end.outcome === 'completed') return announce(job, 'job.completed', { status: 'completed', created });
+    const error = decodeFailure(end.failedReason);
+    return announce(job, 'job.failed', { status: 'failed', created, error: { code: error.code, message: error.message } });
+  });
   const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),
@@ -259,10 +248,11 @@ await runMain(async () => {
     retention.stop();
     channels.stop();
     batches.stop();
-    dispatching?.stop();
+    dispatching.stop();
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS).unref());
     await Promise.race([closing, deadline]);
     await webhooks.close();
+    await Promise.all(Object.values(queues).map((queue) => queue.close()));
     ops.server.close();
     subscriber.disconnect();
     redis.disconnect();

@@ -1,6 +1,6 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { queueConnection, type Logger } from '@relay/core';
-import type { Billing } from '@relay/billing';
+import type { JobLife } from '@relay/life';
 import { QUEUE_STREAMS, QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -25,39 +25,30 @@ export interface WorkerSettings {
   rateLimit: { defaultMs: number; maxMs: number };
   /** How long a job may wait in all for a channel (UPSTREAM_WAIT_MAX_MS). */
   waitMaxMs: number;
-  billing: Billing;
+  /** A job given up on gives its money back and drops its request (@relay/life). */
+  life: Pick<JobLife, 'gaveUp'>;
   metrics: WorkerMetrics;
   log: Logger;
 }
 
-/**
- * A failed job is kept for JOB_KEEP_SECONDS so its error can be fetched and replayed, but its
- * request (prompt, image links, text) is no longer needed: only who asked and for which model.
- * Failures cost the client nothing, so their payloads must not cost Redis much either.
- */
-async function keepOnlyWhatTheAnswerNeeds(job: Job, log: Logger) {
-  const data = job.data as { meta: unknown; model?: string; request?: { model?: string } };
-  // the job still answers right; only its request stays in Redis until JOB_KEEP_SECONDS
-  await job
-    .updateData({ meta: data.meta, model: data.model ?? data.request?.model })
-    .catch((error: Error) => log.warn({ jobId: job.id, err: error.message }, 'a failed job keeps its request payload'));
+/** The relay's queues as this worker process writes to them (its schedule promotes, its batches feed). */
+export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger): Record<QueueName, Queue> {
+  const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
+    const queue = new Queue(QUEUES[name], { connection: queueConnection(redisUrl, 'patient'), prefix, streams: QUEUE_STREAMS });
+    queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
+    return [name, queue] as const;
+  });
+  return Object.fromEntries(entries) as Record<QueueName, Queue>;
 }
 
 export interface RunningWorkers {
   workers: Worker[];
-  /** The queues the workers serve, by name (for other readers in the process). */
-  queues: Record<QueueName, Queue>;
   close(): Promise<void>;
 }
 
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
   const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
     const setup = processors[name];
-    const queue = new Queue(QUEUES[name], {
-      connection: queueConnection(settings.redisUrl, 'patient'),
-      prefix: settings.prefix,
-      streams: QUEUE_STREAMS,
-    });
     const worker = new Worker(
       QUEUES[name],
       async (job: Job, token?: string) => {
@@ -87,7 +78,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
           timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
           if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
           else if (!final) metrics.retries.inc({ queue: name });
-          if (final) await Promise.all([settings.billing.release(job.id!), keepOnlyWhatTheAnswerNeeds(job, settings.log)]);
+          if (final) await settings.life.gaveUp(job);
           throw failure;
         }
       },
@@ -101,17 +92,14 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
       },
     );
     const log = settings.log.child({ queue: name });
-    queue.on('error', (err) => log.warn({ err: err.message }, 'queue connection error'));
     worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'));
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
-    return { queue, worker };
+    return worker;
   });
   return {
-    workers: entries.map((e) => e.worker),
-    queues: Object.fromEntries(entries.map((e) => [e.worker.name, e.queue])) as Record<QueueName, Queue>,
+    workers: entries,
     async close() {
-      await Promise.all(entries.map((e) => e.worker.close()));
-      await Promise.all(entries.map((e) => e.queue.close()));
+      await Promise.all(entries.map((worker) => worker.close()));
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Billing } from '@relay/billing';
 import type { BlobStore, Catalog, Logger, UrlPolicy } from '@relay/core';
 import type { QueueName } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
+import type { JobLife } from '@relay/life';
 import type { FileRecords } from './files/store.js';
 import type { BatchRecord, BatchRecords } from './records.js';
 
@@ -21,6 +22,8 @@ export interface BatchContext {
   catalog: Catalog;
   queues: Record<QueueName, Queue>;
   schedulers: Record<QueueName, Scheduler>;
+  /** A line's job is admitted and cancelled as a request's is (@relay/life). */
+  life: Pick<JobLife, 'feed' | 'cancel' | 'drop'>;
   /** Where a line's image URLs may point (the URL policy of synchronous calls). */
   urls: UrlPolicy;
   /** Lines of one batch fed into the schedule ahead of the workers (in the schedule or running). */

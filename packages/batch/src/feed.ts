@@ -1,6 +1,5 @@
 import { AppError, formatMoney, getObject } from '@relay/core';
 import { jobOptions } from '@relay/jobs';
-import { PARKED_MS } from '@relay/scheduler';
 import { feedLineScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import { batchEndpoint, type BatchEndpoint } from './endpoints.js';
@@ -30,9 +29,9 @@ async function refuse(
 
 /**
  * One line into the schedule, as a synchronous request of its account would go, in the batch
- * lane: its reservation carved out of the batch's hold, its job added parked, then enqueued.
- * Every step finds what an interrupted feed of the same line did and goes on from there; a line
- * whose reservation began or closed is on its way already (its job records its outcome).
+ * lane: its reservation carved out of the batch's hold (@relay/life's feed). Every step finds what
+ * an interrupted feed of the same line did and goes on from there; a line whose reservation began
+ * or closed is on its way already (its job records its outcome).
  */
 export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: BatchEndpoint, no: number, parsed: ParsedLine) {
   if (parsed.kind === 'blank') return;
@@ -43,35 +42,27 @@ export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: Batc
   }
   if (parsed.kind === 'refused') return refuse(ctx, b, endpoint, no, jobId, parsed.customId, parsed.error);
   const { reservation, cost } = parsed.hold;
-  const carved = await ctx.billing.carve(b.id, { ...reservation, jobId, accountId: b.accountId, keyId: b.keyId });
-  if (carved.outcome === 'short') {
+  const meta = { requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
+  const fed = await ctx.life.feed({
+    queue: endpoint.queue,
+    name: endpoint.jobName,
+    holdId: b.id,
+    reservation: { ...reservation, jobId, accountId: b.accountId, keyId: b.keyId },
+    lane: 'batch',
+    cost,
+    prepare: () =>
+      endpoint.prepare(jobId, parsed.request, meta, { store: ctx.store, maxBytes: b.settings.inputImageMaxBytes, urls: ctx.urls }),
+    meta: { batch: { id: b.id, line: no, customId: parsed.customId } },
+    options: jobOptions({ attempts: b.settings.attempts, backoffMs: b.settings.backoffMs, keepSeconds: b.settings.keepSeconds }),
+  });
+  if ('short' in fed) {
     const error = new AppError(
       'insufficient_balance',
       `insufficient balance: this line may cost up to ${formatMoney(reservation.amount)} and the batch's hold is spent`,
     );
     return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
   }
-  if (carved.outcome === 'exists' && carved.state !== 'reserved') return;
-  const meta = { requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
-  let payload;
-  try {
-    payload = await endpoint.prepare(jobId, parsed.request, meta, {
-      store: ctx.store,
-      maxBytes: b.settings.inputImageMaxBytes,
-      urls: ctx.urls,
-    });
-  } catch (error) {
-    if (!(error instanceof AppError) || error.retryable) throw error; // the store or DNS is away: fed again at the next step
-    await ctx.billing.release(jobId);
-    return refuse(ctx, b, endpoint, no, jobId, parsed.customId, error);
-  }
-  const data = {
-    ...payload,
-    meta: { ...payload.meta, lane: 'batch' as const, cost, batch: { id: b.id, line: no, customId: parsed.customId } },
-  };
-  const options = jobOptions({ attempts: b.settings.attempts, backoffMs: b.settings.backoffMs, keepSeconds: b.settings.keepSeconds });
-  await ctx.queues[endpoint.queue].add(endpoint.jobName, data, { ...options, jobId, delay: PARKED_MS });
-  await ctx.schedulers[endpoint.queue].enqueue(jobId, 'batch', b.accountId, cost);
+  if ('refused' in fed) return refuse(ctx, b, endpoint, no, jobId, parsed.customId, fed.refused);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { AppError } from '@relay/core';
-import { removeIfWaiting } from '@relay/jobs';
 import type { BatchContext } from './context.js';
 import { batchEndpoint, type BatchEndpoint } from './endpoints.js';
 import { feedLine, lineAt } from './feed.js';
@@ -94,14 +93,18 @@ export async function windDown(ctx: BatchContext, b: BatchRecord, ending: Ending
     const no = Number(member);
     const jobId = lineJobId(endpoint.kind, b.salt, no);
     const reservation = await ctx.billing.reservationState(jobId);
-    const takenBack = reservation === undefined || (reservation === 'reserved' && (await ctx.billing.cancel(jobId)).applied);
+    // read before it is dropped: its data names the line's custom_id
+    const job = await queue.getJob(jobId);
+    let takenBack = reservation === 'reserved' && (await ctx.life.cancel(endpoint.queue, job ?? jobId));
+    if (reservation === undefined) {
+      // never carved: nothing to give back, only its place and its job (if it got that far)
+      await ctx.life.drop(endpoint.queue, job ?? jobId);
+      takenBack = true;
+    }
     if (!takenBack) {
       left += 1;
       continue;
     }
-    await ctx.schedulers[endpoint.queue].cancel(jobId);
-    const job = await queue.getJob(jobId);
-    if (job) await removeIfWaiting(job);
     await recordLine(ctx, b, no, jobId, 'e', notRun(jobId, await customIdOf(ctx, b, no, job?.data as never), ending));
   }
   return left;

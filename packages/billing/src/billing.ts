@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { AppError, formatMoney } from '@relay/core';
+import { AppError, formatMoney, runStep, type Step } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import {
   beginScript,
@@ -67,6 +67,27 @@ export interface Billing {
   openLongerThan(olderThanMs: number, limit: number): Promise<string[]>;
   credit(accountId: string, amount: number, note?: string): Promise<{ balance: number }>;
   balanceOf(accountId: string): Promise<Balance | undefined>;
+  /** The same calls as steps, to send with others in one round trip (runSteps). */
+  steps: {
+    /** reserve's step: its reply through `reserved` (which throws as reserve does). */
+    reserve(r: Reservation): Step<ReserveReply>;
+    carve(holdId: string, r: Reservation): Step<Awaited<ReturnType<Billing['carve']>>>;
+    settle(accountId: string, jobId: string, charge: number, units: string, channel?: string): Step<{ charged: number; applied: boolean }>;
+  };
+}
+
+export type ReserveReply = { status: -1 | 0 | 1 | 2; balance: number; reserved: number };
+
+/** What a reservation's reply means: the figures, or the 401/402 a client gets. */
+export function reserved(r: Pick<Reservation, 'amount'>, { status, balance, reserved }: ReserveReply) {
+  if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
+  if (status === 0) {
+    throw new AppError(
+      'insufficient_balance',
+      `insufficient balance: this request may cost up to ${formatMoney(r.amount)} and the account has ${formatMoney(balance)} available`,
+    );
+  }
+  return { balance, reserved };
 }
 
 /** How long a closed reservation stays readable for audits. */
@@ -83,7 +104,7 @@ export const billingKeys = (prefix: string) => ({
 export function createBilling(redis: Redis, prefix: string): Billing {
   const keys = billingKeys(prefix);
   const usage = usageKeys(prefix);
-  const close = async (
+  const closeStep = (
     type: 'settle' | 'release' | 'cancel',
     accountId: string,
     jobId: string,
@@ -93,8 +114,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
   ) => {
     const now = Date.now();
     const [day, month] = [utcDay(now), utcMonth(now)];
-    return closeScript(
-      redis,
+    return closeScript.step(
       {
         reservation: keys.reservation(jobId),
         account: keys.account(accountId),
@@ -115,10 +135,19 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       },
     );
   };
-
-  const reserve = async (r: Reservation, tracked: boolean) => {
-    const { status, balance, reserved } = await reserveScript(
-      redis,
+  const close = (...args: Parameters<typeof closeStep>) => runStep(redis, closeStep(...args));
+  const settleStep = (accountId: string, jobId: string, charge: number, units: string, channel?: string) => {
+    const step = closeStep('settle', accountId, jobId, Math.max(0, Math.round(charge)), units, channel);
+    return {
+      ...step,
+      parse: (raw: unknown) => {
+        const { applied, charged } = step.parse(raw);
+        return { applied, charged };
+      },
+    };
+  };
+  const reserveStep = (r: Reservation, tracked: boolean) =>
+    reserveScript.step(
       { account: keys.account(r.accountId), reservation: keys.reservation(r.jobId), ledger: keys.ledger(r.accountId), open: keys.open },
       {
         amount: r.amount,
@@ -131,35 +160,25 @@ export function createBilling(redis: Redis, prefix: string): Billing {
         tracked: tracked ? '1' : '0',
       },
     );
-    if (status === -1) throw new AppError('unauthorized', 'the key belongs to no account');
-    if (status === 0) {
-      throw new AppError(
-        'insufficient_balance',
-        `insufficient balance: this request may cost up to ${formatMoney(r.amount)} and the account has ${formatMoney(balance)} available`,
-      );
-    }
-    return { balance, reserved };
-  };
+  const carveStep = (holdId: string, r: Reservation) =>
+    carveScript.step(
+      {
+        hold: keys.reservation(holdId),
+        line: keys.reservation(r.jobId),
+        account: keys.account(r.accountId),
+        ledger: keys.ledger(r.accountId),
+        open: keys.open,
+      },
+      { amount: r.amount, accountId: r.accountId, keyId: r.keyId, jobId: r.jobId, model: r.model, units: r.units, user: r.user ?? '' },
+    );
+
+  const reserve = async (r: Reservation, tracked: boolean) => reserved(r, await runStep(redis, reserveStep(r, tracked)));
 
   return {
     reserve: (r) => reserve(r, true),
     hold: (r) => reserve(r, false),
-    carve: (holdId, r) =>
-      carveScript(
-        redis,
-        {
-          hold: keys.reservation(holdId),
-          line: keys.reservation(r.jobId),
-          account: keys.account(r.accountId),
-          ledger: keys.ledger(r.accountId),
-          open: keys.open,
-        },
-        { amount: r.amount, accountId: r.accountId, keyId: r.keyId, jobId: r.jobId, model: r.model, units: r.units, user: r.user ?? '' },
-      ),
-    async settle(accountId, jobId, charge, units, channel) {
-      const { applied, charged } = await close('settle', accountId, jobId, Math.max(0, Math.round(charge)), units, channel);
-      return { applied, charged };
-    },
+    carve: (holdId, r) => runStep(redis, carveStep(holdId, r)),
+    settle: (accountId, jobId, charge, units, channel) => runStep(redis, settleStep(accountId, jobId, charge, units, channel)),
     async release(jobId) {
       const accountId = await redis.hget(keys.reservation(jobId), 'accountId');
       if (!accountId) return { applied: false };
@@ -194,5 +213,6 @@ export function createBilling(redis: Redis, prefix: string): Billing {
       const exists = await redis.exists(keys.account(accountId));
       return exists ? { balance: Number(balance ?? 0), reserved: Number(reserved ?? 0), spent: Number(spent ?? 0) } : undefined;
     },
+    steps: { reserve: (r) => reserveStep(r, true), carve: carveStep, settle: settleStep },
   };
 }

@@ -2,7 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, startRedisCluster, type RedisHandle } from '@relay/testkit';
-import { luaCommand } from './lua-command.js';
+import { luaCommand, runSteps } from './lua-command.js';
 
 const incrBy = luaCommand({
   name: 'test.incr-by',
@@ -59,6 +59,26 @@ describe('on one server', () => {
     await expect(broken(redis, { any: 'k' }, {})).rejects.toThrow(/unknown redis command/i);
   });
 
+  test('steps go in one round trip, each answered as its own script, a failing one beside the others', async () => {
+    const [a, b, wrong, failed, c] = await runSteps(redis, [
+      incrBy.step({ counter: 'steps' }, { by: 1 }),
+      pairs.step({ hash: 'steps:h' }, { label: 'x' }, 'f', 1),
+      wrongShape.step({ any: 'k' }, {}),
+      broken.step({ any: 'k' }, {}),
+      incrBy.step({ counter: 'steps' }, { by: 10 }),
+    ]);
+    expect(a).toEqual({ ok: true, value: 1 });
+    expect(b).toEqual({ ok: true, value: ['x', 1] });
+    expect(wrong).toMatchObject({ ok: false, error: { message: expect.stringMatching(/script test.wrong-shape answered "text"/) } });
+    expect(failed).toMatchObject({ ok: false, error: { message: expect.stringMatching(/unknown redis command/i) } });
+    // not a transaction: the step after a failure still ran
+    expect(c).toEqual({ ok: true, value: 11 });
+    // after the server forgot them, the scripts are sent again within the same pipeline
+    await redis.script('FLUSH');
+    const [again] = await runSteps(redis, [incrBy.step({ counter: 'steps' }, { by: 1 })]);
+    expect(again).toEqual({ ok: true, value: 12 });
+  });
+
   test('two different scripts cannot share a name', () => {
     expect(() => luaCommand({ name: 'test.incr-by', lua: 'return 1', keys: ['k'], args: [], reply: z.number() })).toThrow(
       /two scripts are named test.incr-by/,
@@ -86,5 +106,16 @@ describe('on a cluster', () => {
     for (const tag of tags) expect(await incrBy(client, { counter: `${tag}:n` }, { by: 1 })).toBe(6);
     const holders = await Promise.all(client.nodes('master').map(async (node) => (await node.keys('*:n')).length));
     expect(holders.filter((n) => n > 0).length).toBeGreaterThan(1);
+  });
+
+  test("steps whose keys share a slot go together to that slot's node", async () => {
+    const outcomes = await runSteps(client, [
+      incrBy.step({ counter: '{e}:n' }, { by: 2 }),
+      pairs.step({ hash: '{e}:h' }, { label: 'e' }, 'f', 1),
+    ]);
+    expect(outcomes).toEqual([
+      { ok: true, value: 2 },
+      { ok: true, value: ['e', 1] },
+    ]);
   });
 });

@@ -27,13 +27,30 @@ export interface LuaCommandSpec<
   reply: Reply;
 }
 
-/** A script as a typed function: keys and arguments by name, the reply parsed. */
-export type LuaCommand<Keys extends readonly string[], Args extends readonly string[], Reply extends z.ZodType, Rest extends boolean> = (
-  redis: ScriptHost,
+type Call<Keys extends readonly string[], Args extends readonly string[], Rest extends boolean> = [
   keys: Named<Keys>,
   args: Named<Args>,
-  ...rest: Rest extends true ? Value[] : []
-) => Promise<z.output<Reply>>;
+  ...rest: Rest extends true ? Value[] : [],
+];
+
+/**
+ * One script run with its keys and arguments, not yet sent: several steps go to Redis in one
+ * round trip (runSteps), each reply parsed as its script's own.
+ */
+export interface Step<T> {
+  /** The connection's name for the script (defined on it before the steps are sent). */
+  readonly command: string;
+  readonly lua: string;
+  readonly numberOfKeys: number;
+  readonly argv: readonly Value[];
+  parse(raw: unknown): T;
+}
+
+/** A script as a typed function: keys and arguments by name, the reply parsed; `step` the same call, to send with others. */
+export type LuaCommand<Keys extends readonly string[], Args extends readonly string[], Reply extends z.ZodType, Rest extends boolean> = ((
+  redis: ScriptHost,
+  ...call: Call<Keys, Args, Rest>
+) => Promise<z.output<Reply>>) & { step(...call: Call<Keys, Args, Rest>): Step<z.output<Reply>> };
 
 type Runner = (...keysAndArgs: Value[]) => Promise<unknown>;
 
@@ -58,18 +75,63 @@ export function luaCommand<
   sources.set(spec.name, spec.lua);
   // an own property of the connection, named so it can never shadow one of ioredis' own
   const command = `lua:${spec.name}`;
-
-  return async (redis, keys, args, ...rest) => {
-    if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua: spec.lua, numberOfKeys: spec.keys.length });
-    const run = (redis as unknown as Record<string, Runner>)[command]!;
-    const raw = await run.call(
-      redis,
-      ...spec.keys.map((k: Keys[number]) => keys[k]),
-      ...spec.args.map((a: Args[number]) => args[a]),
-      ...rest,
-    );
+  const parse = (raw: unknown): z.output<Reply> => {
     const parsed = spec.reply.safeParse(raw);
     if (!parsed.success) throw new Error(`script ${spec.name} answered ${JSON.stringify(raw)}: ${z.prettifyError(parsed.error)}`);
     return parsed.data;
   };
+  const step = (...[keys, args, ...rest]: Call<Keys, Args, Rest>): Step<z.output<Reply>> => ({
+    command,
+    lua: spec.lua,
+    numberOfKeys: spec.keys.length,
+    argv: [...spec.keys.map((k: Keys[number]) => keys[k]), ...spec.args.map((a: Args[number]) => args[a]), ...(rest as Value[])],
+    parse,
+  });
+  const run = (redis: ScriptHost, ...call: Call<Keys, Args, Rest>) => runStep(redis, step(...call));
+  return Object.assign(run, { step });
+}
+
+function define(redis: ScriptHost, command: string, lua: string, numberOfKeys: number) {
+  if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua, numberOfKeys });
+}
+
+/** One step on its own (the same as calling its script). */
+export async function runStep<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
+  define(redis, step.command, step.lua, step.numberOfKeys);
+  return step.parse(await (redis as unknown as Record<string, Runner>)[step.command]!.call(redis, ...step.argv));
+}
+
+/** What one step of runSteps came to: its parsed reply, or the error it met. */
+export type StepOutcome<T> = { ok: true; value: T } | { ok: false; error: Error };
+
+/**
+ * Sends the steps in one round trip (a pipeline, not a transaction: each runs on its own, in
+ * order) and gives each outcome back, so a caller can undo what ran when a later step failed.
+ * On a cluster every step's keys must share one slot (the relay's keys share the prefix's hash tag).
+ */
+export async function runSteps<const S extends readonly Step<unknown>[]>(
+  redis: ScriptHost,
+  steps: S,
+): Promise<{ -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> }> {
+  for (const s of steps) define(redis, s.command, s.lua, s.numberOfKeys);
+  const pipeline = redis.pipeline() as unknown as Record<string, (...argv: readonly Value[]) => unknown> & {
+    exec(): Promise<Array<[Error | null, unknown]> | null>;
+  };
+  for (const s of steps) pipeline[s.command]!(...s.argv);
+  const replies = (await pipeline.exec()) ?? [];
+  return steps.map((s, i): StepOutcome<unknown> => {
+    const [error, raw] = replies[i] ?? [new Error('no reply'), undefined];
+    if (error) return { ok: false, error };
+    try {
+      return { ok: true, value: s.parse(raw) };
+    } catch (parseError) {
+      return { ok: false, error: parseError as Error };
+    }
+  }) as { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
+}
+
+/** The value of a step that must have worked: its error thrown otherwise. */
+export function valueOf<T>(outcome: StepOutcome<T>): T {
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
 }

@@ -12,7 +12,7 @@ export const jobMetaSchema = z.strictObject({
   cost: z.number().positive().optional(),
   /** The door (dialect) it came in by: a later lookup answers in the same dialect. */
   door: z.string().max(100).optional(),
-  /** The inbox of the api process that waits for it (life/notices.ts). */
+  /** The inbox of the api process that waits for it (@relay/life's notices). */
   inbox: z.string().max(200).optional(),
   /** A batch line: its batch, its line number in the input and the caller's custom_id. */
   batch: z.strictObject({ id: z.string(), line: z.number().int().positive(), customId: z.string() }).optional(),

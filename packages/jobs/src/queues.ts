@@ -7,7 +7,7 @@ export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
 
 /**
  * BullMQ's own event stream per queue is read by no one (waiters hear from their inbox,
- * life/notices.ts) yet kept 10,000 events deep by default, each completion with its result:
+ * @relay/life's notices) yet kept 10,000 events deep by default, each completion with its result:
  * trimmed to what Redis trims cheaply (one stream node) instead. Every Queue that writes the
  * queue's settings passes this, or the last one constructed would set the default again.
  */

@@ -52,7 +52,8 @@ export const admitScript = luaCommand({
   lua: helpersLua + windowLua + admitLua,
   keys,
   args: ['S', 'A', 'jobId', 'lane', 'account', 'cost'],
-  reply: z.literal([0, 1, 2]).transform((n) => (n === 2 ? 'started' : 'queued')),
+  // 0: the job was in the schedule already (an admission repeated, e.g. a batch line fed again)
+  reply: z.literal([0, 1, 2]).transform((n) => (n === 2 ? 'started' : n === 1 ? 'queued' : 'already')),
 });
 
 export const cancelScript = luaCommand({ name: 'scheduler.cancel', lua: helpersLua + cancelLua, keys, args: ['S', 'jobId'], reply: flag });

@@ -176,7 +176,7 @@ test('admission hands a job out at once only while nothing is pending and the wi
   await scheduler.finished(id(1));
   expect(await scheduler.admit(id(4), 'interactive', 'c', 1)).toBe('queued');
   // the same id twice is not admitted twice
-  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('queued');
+  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('already');
   const stats = await scheduler.stats();
   expect(stats.running.get('b')).toEqual({ count: 1, cost: 1 });
   expect(stats.pending.async.get('b')?.count).toBe(1);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { runStep, type Step } from '@relay/core';
 import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
 import type { z } from 'zod';
@@ -101,6 +102,23 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   }
 
   let roomUntil = 0;
+  /**
+   * `started`: handed to the workers at once (nothing pending, room in the window: add it to BullMQ
+   * as a waiting job; it is watched until its calls are over, or recover() finds it in BullMQ);
+   * `queued`: it waits for its turn (add it parked; a dispatch promotes it); `already`: it was in
+   * the schedule before (an admission repeated).
+   */
+  const admitStep = (jobId: string, lane: Lane, accountId: string, cost: number): Step<'started' | 'queued' | 'already'> => {
+    const step = admitScript.step(at, { S, A, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
+    return {
+      ...step,
+      parse: (raw) => {
+        const admitted = step.parse(raw);
+        roomUntil = admitted === 'started' ? Date.now() + ROOM_HINT_MS : 0;
+        return admitted;
+      },
+    };
+  };
 
   // dispatches are coalesced: asked for while one runs, one more runs after it
   let running: Promise<void> | undefined;
@@ -133,17 +151,8 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       return enqueueScript(redis, at, { S, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
     },
 
-    /**
-     * Admits an accepted job: `started` when it was handed to the workers at once (nothing
-     * pending, room in the window: add it to BullMQ as a waiting job; it is watched until its
-     * calls are over, or recover() finds it in BullMQ),
-     * `queued` when it waits for its turn (add it parked; a dispatch promotes it).
-     */
-    async admit(jobId: string, lane: Lane, accountId: string, cost: number): Promise<'started' | 'queued'> {
-      const admitted = await admitScript(redis, at, { S, A, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
-      roomUntil = admitted === 'started' ? Date.now() + ROOM_HINT_MS : 0;
-      return admitted;
-    },
+    /** Admits an accepted job (admitStep says what each answer means). */
+    admit: (jobId: string, lane: Lane, accountId: string, cost: number) => runStep(redis, admitStep(jobId, lane, accountId, cost)),
 
     /**
      * The last job this process admitted went straight to the workers (nothing pending, room in
@@ -163,6 +172,12 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
      * wait for the place, so a dispatch is worth running.
      */
     finished: (jobId: string) => finishScript(redis, at, { S, jobId }),
+
+    /** The same calls as steps, to send with others in one round trip (runSteps). */
+    steps: {
+      admit: admitStep,
+      finished: (jobId: string) => finishScript.step(at, { S, jobId }),
+    },
 
     dispatch,
 

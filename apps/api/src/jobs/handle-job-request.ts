@@ -2,8 +2,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
 import type { Request, Response } from 'express';
 import { AppError, type BlobStore, type Logger } from '@relay/core';
-import type { Billing, Reservation } from '@relay/billing';
-import { newJobId, removeIfWaiting, type JobKind, type JobMeta, type Lane } from '@relay/jobs';
+import type { Reservation } from '@relay/billing';
+import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName } from '@relay/jobs';
+import type { JobLife } from '@relay/life';
 import type { Dialect } from '../http/dialects.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
 import { answer, jobLink, type Presenter } from './answer.js';
@@ -12,11 +13,11 @@ import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
 import { waitForAdded, waitForJob } from './run-job.js';
-import { submitJob } from './submit.js';
 import type { PartStream } from './stream-answer.js';
 
 export interface JobRequestDeps {
-  billing: Billing;
+  /** Admission and cancellation: money, schedule and queue in one place (@relay/life). */
+  life: JobLife;
   /** Where stored answers (files) are read from. */
   store: BlobStore;
   idempotency: Idempotency;
@@ -27,6 +28,7 @@ export interface JobRequestDeps {
 
 /** One queue as an endpoint sees it. */
 export interface JobRoute {
+  queue: QueueName;
   kind: JobKind;
   handle: QueueHandle;
   guard: DepthGuard;
@@ -119,19 +121,20 @@ async function admit<P extends { meta: JobMeta }>(
       // the wait is registered before the job exists: its end cannot come before anyone listens
       const wait = route.handle.waits.register(jobId, budgetMs, client, spec.stream?.onPart);
       try {
-        return {
-          job: await submitJob(
-            deps.billing,
-            route.handle,
-            route.jobName,
-            reservation,
-            { lane, cost: spec.cost },
-            () => spec.prepare(jobId),
-            deps.log,
-          ),
-          fresh: true,
-          wait,
-        };
+        const job = await deps.life.admit({
+          queue: route.queue,
+          name: route.jobName,
+          reservation,
+          lane,
+          cost: spec.cost,
+          prepare: () => spec.prepare(jobId),
+          // its end is told to this process's inbox, and to no other; nobody waits for an async job
+          meta: budgetMs > 0 ? { inbox: route.handle.inbox.key } : {},
+          // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
+          // of requests during a burst, and unpaced their next steps run back to back
+          pace: () => route.handle.turns.next(),
+        });
+        return { job, fresh: true, wait };
       } catch (error) {
         wait.cancel();
         throw error;
@@ -215,18 +218,20 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
  * freed before the job is dropped, so a replay woken by the removal can claim it afresh.
  */
 function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, route: JobRoute, idemKey: string | undefined) {
+  const accountId = res.locals.caller!.accountId;
   left.addEventListener(
     'abort',
     () =>
-      void (async () => {
-        if (!(await deps.billing.cancel(job.id!)).applied) return;
-        if (idemKey) await deps.idempotency.forget(res.locals.caller!.accountId, idemKey, job.id!);
-        await route.handle.scheduler.cancel(job.id!);
-        await removeIfWaiting(job);
-        // only a replay of the same Idempotency-Key can be waiting for it elsewhere
-        if (idemKey) await route.handle.inbox.removed(job.id!);
-        deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
-      })().catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),
+      void deps.life
+        .cancel(route.queue, job, {
+          beforeRemoval: idemKey ? () => deps.idempotency.forget(accountId, idemKey, job.id!) : undefined,
+          // only a replay of the same Idempotency-Key can be waiting for it elsewhere
+          tellWaiters: idemKey !== undefined,
+        })
+        .then((cancelled) => {
+          if (cancelled) deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
+        })
+        .catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),
     { once: true },
   );
 }

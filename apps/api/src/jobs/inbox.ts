@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@relay/core';
-import { inboxKey, notifyWaiters, WAITER_SET_TTL_SECONDS, waiterSetKey, type Notice, type NoticeType } from '@relay/jobs';
+import { inboxKey, WAITER_SET_TTL_SECONDS, waiterSetKey, type Notice, type NoticeType } from '@relay/life';
 
 /** The inbox lives while its process does: refreshed well within this, gone soon after a crash. */
 const TTL_MS = 60_000;
@@ -13,7 +13,7 @@ const TRIM_EVERY = 1_000;
 const BLOCK_MS = 5_000;
 
 /**
- * This api process's inbox: the notices of the jobs it waits for, and only those (life/notices.ts).
+ * This api process's inbox: the notices of the jobs it waits for, and only those (@relay/life's notices).
  * One blocking read at a time on a connection of its own; each piece read is handed on, then
  * trimmed away. A Redis restart loses the inbox: it is made again at the next refresh, and waits
  * that missed a notice end at their budget and read the job's state.
@@ -88,10 +88,6 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
     async watch(jobId: string) {
       const set = waiterSetKey(prefix, jobId);
       await writer.multi().sadd(set, key).expire(set, WAITER_SET_TTL_SECONDS).exec();
-    },
-    /** A job this process removed (its client left before it started): whoever else waits for it is told. */
-    async removed(jobId: string) {
-      await notifyWaiters(writer, prefix, { type: 'removed', jobId, data: '' }, undefined);
     },
     async stop() {
       stopped = true;

@@ -3,21 +3,26 @@ import { describe, expect, test } from 'vitest';
 import type { ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import { ChannelsCooling } from '@relay/channels';
-import { runGenerations } from './generations.js';
+import { runGenerations, type Answered } from './generations.js';
 
-/** The parts of a BullMQ job the runner touches: its progress, and how many attempts it has. */
+/** The parts of a BullMQ job the runner touches: its progress, and how many attempts it has; `lasts` what each checkpoint said. */
 function fakeJob(attempt = 1, attempts = 4) {
   const job = {
     progress: {} as unknown,
     attemptsMade: attempt - 1,
     opts: { attempts },
-    async updateProgress(progress: unknown) {
+    lasts: [] as boolean[],
+    checkpoint: async (progress: object, last: boolean) => {
       job.progress = structuredClone(progress);
+      job.lasts.push(last);
     },
   };
   return job;
 }
 const asJob = (job: ReturnType<typeof fakeJob>) => job as unknown as Job;
+/** Runs the generations of a fake job, checkpointing into it. */
+const run = (job: ReturnType<typeof fakeJob>, count: number, generate: () => Promise<Answered>) =>
+  runGenerations(asJob(job), count, generate, job.checkpoint);
 
 const answer = (url: string): ArkImageResponse => ({ model: 'm', created: 1, data: [{ url, size: '2048x2048' }] });
 /** Plays a script of upstream results, one per call, in call order. */
@@ -40,24 +45,26 @@ describe('runGenerations', () => {
   test('n answers, each checkpointed: a retry after a failed sibling calls only for the missing one', async () => {
     const job = fakeJob();
     const first = upstream([answer('a'), new UpstreamError('transient', 'HTTP 500'), answer('c')]);
-    await expect(runGenerations(asJob(job), 3, first.generate)).rejects.toThrow('HTTP 500');
+    await expect(run(job, 3, first.generate)).rejects.toThrow('HTTP 500');
     expect(first.calls).toBe(3);
 
     job.attemptsMade = 1;
     const retry = upstream([answer('b')]);
-    const outcomes = await runGenerations(asJob(job), 3, retry.generate);
+    const outcomes = await run(job, 3, retry.generate);
     expect(retry.calls).toBe(1);
     expect(outcomes.map((o) => ('answer' in o ? (o.answer.data[0] as { url: string }).url : 'none'))).toEqual(['a', 'b', 'c']);
 
     const again = upstream([]);
-    await runGenerations(asJob(job), 3, again.generate);
+    await run(job, 3, again.generate);
     expect(again.calls).toBe(0);
+    // only the checkpoint that completed the set says the job's calls are over
+    expect(job.lasts).toEqual([false, false, true]);
   });
 
   test('a refusal is final and recorded; the others are delivered', async () => {
     const job = fakeJob();
     const refusal = new UpstreamError('refused', 'sensitive', { status: 400, code: 'InputTextSensitiveContentDetected', moderation: true });
-    const outcomes = await runGenerations(asJob(job), 2, upstream([refusal, answer('b')]).generate);
+    const outcomes = await run(job, 2, upstream([refusal, answer('b')]).generate);
     expect(outcomes[0]).toEqual({ refused: { code: 'InputTextSensitiveContentDetected', message: 'sensitive', moderation: true } });
     expect(outcomes[1]).toEqual({ answer: answer('b'), channel: 'ark' });
   });
@@ -68,41 +75,35 @@ describe('runGenerations', () => {
       created: 1,
       data: [{ error: { code: 'OutputImageSensitiveContentDetected', message: 'x' } }],
     };
-    expect(await runGenerations(asJob(fakeJob()), 1, upstream([moderated]).generate)).toEqual([
+    expect(await run(fakeJob(), 1, upstream([moderated]).generate)).toEqual([
       { refused: { code: 'OutputImageSensitiveContentDetected', message: 'x', moderation: true } },
     ]);
     const stopped: ArkImageResponse = { model: 'm', created: 1, data: [{ error: { code: 'InternalServiceError', message: 'x' } }] };
-    await expect(runGenerations(asJob(fakeJob()), 1, upstream([stopped]).generate)).rejects.toThrow(
-      'no image delivered: InternalServiceError',
-    );
+    await expect(run(fakeJob(), 1, upstream([stopped]).generate)).rejects.toThrow('no image delivered: InternalServiceError');
   });
 
   test('on the last attempt a generation still failing is given up when another delivered', async () => {
     const job = fakeJob(4, 4);
-    const outcomes = await runGenerations(asJob(job), 2, upstream([answer('a'), new UpstreamError('transient', 'HTTP 503')]).generate);
+    const outcomes = await run(job, 2, upstream([answer('a'), new UpstreamError('transient', 'HTTP 503')]).generate);
     expect(outcomes[1]).toEqual({ gaveUp: { code: 'upstream_failed', message: 'upstream failed after 4 attempts: HTTP 503' } });
     // with nothing delivered the failure stands
-    await expect(runGenerations(asJob(fakeJob(4, 4)), 1, upstream([new UpstreamError('transient', 'HTTP 503')]).generate)).rejects.toThrow(
-      'HTTP 503',
-    );
+    await expect(run(fakeJob(4, 4), 1, upstream([new UpstreamError('transient', 'HTTP 503')]).generate)).rejects.toThrow('HTTP 503');
   });
 
   test('a pause (429, every channel cooling) wins over a retryable failure, and a final failure over both', async () => {
     const limited = new UpstreamError('rate-limited', '429');
     const cooling = new ChannelsCooling(5_000);
-    await expect(runGenerations(asJob(fakeJob(4, 4)), 2, upstream([answer('a'), cooling]).generate)).rejects.toBe(cooling);
+    await expect(run(fakeJob(4, 4), 2, upstream([answer('a'), cooling]).generate)).rejects.toBe(cooling);
     const broken = new UpstreamError('misconfigured', '401');
-    await expect(runGenerations(asJob(fakeJob()), 2, upstream([new UpstreamError('transient', '500'), limited]).generate)).rejects.toBe(
-      limited,
-    );
-    await expect(runGenerations(asJob(fakeJob(4, 4)), 3, upstream([answer('a'), limited, broken]).generate)).rejects.toBe(broken);
+    await expect(run(fakeJob(), 2, upstream([new UpstreamError('transient', '500'), limited]).generate)).rejects.toBe(limited);
+    await expect(run(fakeJob(4, 4), 3, upstream([answer('a'), limited, broken]).generate)).rejects.toBe(broken);
   });
 
   test('a job checkpointed before generations were counted keeps its single answer', async () => {
     const job = fakeJob();
     job.progress = { generated: answer('old') };
     const none = upstream([]);
-    expect(await runGenerations(asJob(job), 1, none.generate)).toEqual([{ answer: answer('old') }]);
+    expect(await run(job, 1, none.generate)).toEqual([{ answer: answer('old') }]);
     expect(none.calls).toBe(0);
   });
 });

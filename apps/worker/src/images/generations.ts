@@ -74,7 +74,13 @@ function rank(error: unknown): number {
  * the retry makes only the missing calls; on the job's last attempt, when some generation
  * delivered, those still failing are given up instead and the rest is delivered.
  */
-export async function runGenerations(job: Job, count: number, generate: () => Promise<Answered>): Promise<Outcome[]> {
+export async function runGenerations(
+  job: Job,
+  count: number,
+  generate: () => Promise<Answered>,
+  /** Keeps the snapshot in the job; `last`: every generation has its outcome (the job's calls are over). */
+  checkpoint: (snapshot: object, last: boolean) => Promise<void>,
+): Promise<Outcome[]> {
   const done = readCheckpoint(job);
   let writes: Promise<unknown> = Promise.resolve();
   const errors: unknown[] = [];
@@ -89,7 +95,8 @@ export async function runGenerations(job: Job, count: number, generate: () => Pr
         done.set(g, refused);
       }
       const snapshot = { generations: Object.fromEntries(done) };
-      writes = writes.then(() => job.updateProgress(snapshot));
+      const last = done.size === count;
+      writes = writes.then(() => checkpoint(snapshot, last));
     }),
   );
   await writes;

@@ -1,6 +1,7 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
-import { imageCost, type Billing } from '@relay/billing';
+import { imageCost } from '@relay/billing';
+import type { JobLife } from '@relay/life';
 import {
   CONTENT_TYPES,
   fileIdOf,
@@ -16,7 +17,6 @@ import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
-import { cancelled } from '../job-errors.js';
 import { buildArkRequest } from './ark-request.js';
 import { isFailedSlot, runGenerations, type Outcome } from './generations.js';
 import { streamSet } from './stream-set.js';
@@ -24,15 +24,14 @@ import { isModerationCode } from '../upstreams/ark/images.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
-  billing: Billing;
+  /** Its begin, checkpoints, calls over (the next job takes its place while this one copies) and charge. */
+  life: Pick<JobLife, 'begin' | 'checkpoint' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model (capacity leases held for the call only, not the copies). */
   upstream: UpstreamCalls;
-  /** Told when a job's upstream calls are over: the next job may have its place while this one copies. */
-  callsOver: (jobId: string) => void;
   store: BlobStore;
   copyLimits: CopyLimits;
-  /** Tells the job's waiters one image of a streamed set is stored (life/notices.ts). */
+  /** Tells the job's waiters one image of a streamed set is stored (@relay/life's notices). */
   partial: (job: Job, file: StoredFile) => Promise<void>;
   log: Logger;
 }
@@ -84,9 +83,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
     const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
     // the last moment a job can be cancelled for free: its client may have left while it waited
-    const begin = async () => {
-      if (!(await deps.billing.begin(job.id!))) throw cancelled();
-    };
+    const begin = () => deps.life.begin(job.id!);
 
     // charged for what was delivered and stored, never for what was asked
     const finish = async (set: {
@@ -101,13 +98,12 @@ export function createImageProcessor(deps: ImageJobDeps) {
         const [w = 0, h = 0] = image.size.split('x').map(Number);
         return sum + Math.round((w * h) / 256);
       }, 0);
-      const { charged, applied } = await deps.billing.settle(
-        meta.accountId,
-        job.id!,
-        imageCost(model, images.length),
-        `${images.length} images`,
+      const { charged, applied } = await deps.life.settle(job, {
+        accountId: meta.accountId,
+        amount: imageCost(model, images.length),
+        units: `${images.length} images`,
         channel,
-      );
+      });
       if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
       deps.metrics.bytesStored.inc(
         { queue: IMAGES.id },
@@ -128,10 +124,11 @@ export function createImageProcessor(deps: ImageJobDeps) {
       const set = await streamSet(job, request.model, await buildArkRequest(request, model, deps.store), {
         upstream: deps.upstream,
         begin,
+        checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
         store: (index, slot) => storeSlot(job, index, slot, fallbackExt, deps),
         delivered: (file) => deps.partial(job, file),
       });
-      deps.callsOver(job.id!);
+      deps.life.callsOver(job);
       if (set.images.length === 0) throw refusalOfSet(set.failed);
       return finish(set);
     }
@@ -146,8 +143,10 @@ export function createImageProcessor(deps: ImageJobDeps) {
       });
       return { answer: value, channel };
     };
-    const outcomes = await runGenerations(job, generationsOf(request), generate);
-    deps.callsOver(job.id!);
+    const outcomes = await runGenerations(job, generationsOf(request), generate, (snapshot, last) =>
+      deps.life.checkpoint(job, snapshot, { callsOver: last }),
+    );
+    deps.life.callsOver(job);
     const answers = outcomes.flatMap((outcome) => ('answer' in outcome ? [outcome.answer] : []));
     const first = answers[0];
     if (!first) {

@@ -26,6 +26,8 @@ export interface StreamSetDeps {
   upstream: UpstreamCalls;
   /** The last moment the job may be cancelled for free (its client may have left while it waited). */
   begin: () => Promise<void>;
+  /** Keeps the set so far in the job; `last`: the set is over (its upstream call too). */
+  checkpoint: (set: Streamed, last: boolean) => Promise<void>;
   /** Copies one delivered image into the store. */
   store: (index: number, slot: { url?: string; b64_json?: string; size: string }) => Promise<StoredFile>;
   /** Tells the waiting caller an image is ready (it is stored and checkpointed already). */
@@ -53,7 +55,6 @@ export async function streamSet(job: Job, model: string, body: ArkImageRequest, 
       channel: '',
       ended: false,
     };
-    const checkpoint = () => job.updateProgress({ streamed: set });
     try {
       for await (const event of upstream.generateStream({ ...body, model: vendorModel })) {
         if (event.created !== undefined) set.created = event.created;
@@ -61,7 +62,7 @@ export async function streamSet(job: Job, model: string, body: ArkImageRequest, 
         if (event.type === 'image_generation.partial_succeeded') {
           const file = await deps.store(event.image_index, event);
           set.images.push(file);
-          await checkpoint();
+          await deps.checkpoint(set, false);
           await deps.delivered(file);
         } else if (event.type === 'image_generation.partial_failed') {
           set.failed.push({ index: event.image_index, ...event.error });
@@ -75,7 +76,7 @@ export async function streamSet(job: Job, model: string, body: ArkImageRequest, 
       set.failed.push({ index: nextIndex(set), code: 'upstream_failed', message: error.message });
     }
     set.ended = true;
-    await checkpoint();
+    await deps.checkpoint(set, true);
     return set;
   });
   return { ...value, channel };

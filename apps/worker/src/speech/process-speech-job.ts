@@ -1,21 +1,20 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
-import { speechCost, type Billing } from '@relay/billing';
+import { speechCost } from '@relay/billing';
+import type { JobLife } from '@relay/life';
 import { fileIdOf, sampleRateOf, SPEECH, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
-import { cancelled } from '../job-errors.js';
 import { audioFile } from './audio-file.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
-  billing: Billing;
+  /** Its begin, calls over (the next job takes its place while this one stores) and charge. */
+  life: Pick<JobLife, 'begin' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model. */
   upstream: UpstreamCalls;
-  /** Told when a job's upstream call is over: the next job may have its place while this one stores. */
-  callsOver: (jobId: string) => void;
   store: BlobStore;
   /** How long a paid clip is kept in memory and retried while the store is away. */
   storeRetry: StoreRetry;
@@ -36,10 +35,10 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
     const { value: speech, channel } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
-      if (!(await deps.billing.begin(job.id!))) throw cancelled();
+      await deps.life.begin(job.id!);
       return upstream.synthesize(vendorModel, upstreamBody(request));
     });
-    deps.callsOver(job.id!);
+    deps.life.callsOver(job);
     const sampleRate = sampleRateOf(speech.mimeType);
     const audio = await audioFile(speech.pcm, sampleRate, output);
     const key = storageKeyOf(job.id!, 0, audio.extension);
@@ -50,13 +49,12 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     }
     const { durationMs } = audio;
     const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
-    const { charged, applied } = await deps.billing.settle(
-      meta.accountId,
-      job.id!,
-      speechCost(model, promptTokenCount, candidatesTokenCount),
-      `in:${promptTokenCount},out:${candidatesTokenCount}`,
+    const { charged, applied } = await deps.life.settle(job, {
+      accountId: meta.accountId,
+      amount: speechCost(model, promptTokenCount, candidatesTokenCount),
+      units: `in:${promptTokenCount},out:${candidatesTokenCount}`,
       channel,
-    );
+    });
     if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
     deps.metrics.bytesStored.inc({ queue: SPEECH.id }, audio.bytes.length);
     log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel }, 'speech stored');

@@ -1,6 +1,8 @@
 -- A job's end (or a delivered part) to the creator's inbox and every inbox in the waiter set,
 -- each only if it still exists: an inbox whose process died expires and is never made again
 -- by a notice. A final notice drops the set. One round trip, whatever the number of waiters.
+-- The set's inboxes are keys this script does not declare: on a cluster that holds only because
+-- every inbox shares the prefix's hash tag with the waiter set (one slot).
 local sent = {}
 local targets = redis.call('SMEMBERS', KEYS[1])
 if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end

@@ -1,0 +1,56 @@
+import type { Job, Worker } from 'bullmq';
+import type { QueueName } from '@relay/jobs';
+import type { LifeDeps } from './deps.js';
+import { notifyEnd } from './notices.js';
+import type { Running } from './running.js';
+
+/** How a job ended for good: completed with its result, or failed with the reason it was given up on. */
+export type JobEnd = { job: Job; queue: QueueName } & (
+  { outcome: 'completed'; result: unknown } | { outcome: 'failed'; failedReason: string }
+);
+
+export type EndSubscriber = (end: JobEnd) => unknown;
+
+/**
+ * The one place that decides a job has ended, and tells everyone who cares: its money (a job
+ * BullMQ failed without running it, after stalling too often, gives its reservation back), its
+ * place in the schedule, the api processes waiting for it, and whoever subscribes (batches,
+ * webhooks). A completion, or a failure BullMQ will not retry, is known from the job BullMQ just
+ * moved (a final failure has `finishedOn`; a retry has not), with no read of Redis.
+ */
+export function createEnds(deps: LifeDeps, running: Running) {
+  const subscribers: EndSubscriber[] = [
+    (end) => (end.outcome === 'failed' ? deps.billing.release(end.job.id!) : undefined),
+    (end) => running.ended(end.job),
+    (end) => notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
+  ];
+
+  const tell = (end: JobEnd) => {
+    const failed = (error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job-end subscriber failed');
+    for (const subscriber of subscribers) {
+      try {
+        const done = subscriber(end);
+        if (done instanceof Promise) done.catch(failed);
+      } catch (error) {
+        failed(error as Error);
+      }
+    }
+  };
+
+  return {
+    /** `subscriber` is told of every job that ends in this process's workers. */
+    onEnded(subscriber: EndSubscriber) {
+      subscribers.push(subscriber);
+    },
+    /** Hears the ends of the jobs these workers run. */
+    watch(workers: Worker[]) {
+      for (const worker of workers) {
+        const queue = worker.name as QueueName;
+        worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result }));
+        worker.on('failed', (job) => {
+          if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason });
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,184 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, test } from 'vitest';
+import { AppError, createLogger } from '@relay/core';
+import { createBilling, type Reservation } from '@relay/billing';
+import { QUEUES, bullPrefix, type JobMeta, type QueueName } from '@relay/jobs';
+import { schedulerFor, type Scheduler } from '@relay/scheduler';
+import { startRedis, uniqueName, waitFor } from '@relay/testkit';
+import { createJobLife, type JobLife } from './life.js';
+
+/** A job's life against a real Redis, real BullMQ queues and the real schedule; the "worker" is this test. */
+const handle = await startRedis();
+const redis = new Redis(handle.url);
+const log = createLogger('life-test', 'silent');
+let prefix: string;
+let queues: Record<QueueName, Queue>;
+let schedulers: Record<QueueName, Scheduler>;
+let life: JobLife;
+const billing = () => createBilling(redis, prefix);
+
+afterAll(async () => {
+  await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
+  redis.disconnect();
+  await handle.close();
+});
+
+beforeEach(async () => {
+  await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
+  prefix = uniqueName('life');
+  const connection = new Redis(handle.url, { maxRetriesPerRequest: null });
+  queues = {
+    images: new Queue(QUEUES.images, { connection, prefix: bullPrefix(prefix) }),
+    speech: new Queue(QUEUES.speech, { connection, prefix: bullPrefix(prefix) }),
+  };
+  schedulers = {
+    images: schedulerFor(redis, queues.images, prefix, 'images'),
+    speech: schedulerFor(redis, queues.speech, prefix, 'speech'),
+  };
+  life = createJobLife({ redis, prefix, billing: billing(), schedulers, queues, log });
+  await redis.hset(`${prefix}:account:acct`, { balance: 1_000 });
+  // one live worker running one job at a time: the window has room for one
+  await schedulers.images.heartbeat('w1', 1, 60_000, 0);
+});
+
+let counter = 0;
+const reservation = (amount = 100): Reservation => ({
+  accountId: 'acct',
+  keyId: 'key',
+  jobId: `img_${String(counter++).padStart(32, '0')}`,
+  model: 'm',
+  amount,
+  units: '1 images',
+});
+const payload = (jobId: string) => async () => ({
+  meta: { requestId: jobId, accountId: 'acct', keyId: 'key', createdAt: 0 } satisfies JobMeta,
+});
+const admit = (r: Reservation, prepare = payload(r.jobId)) =>
+  life.admit({ queue: 'images', name: 'generate', reservation: r, lane: 'interactive', cost: 1, prepare });
+const balance = async () => Number(await redis.hget(`${prefix}:account:acct`, 'balance'));
+const running = () => redis.hlen(`${prefix}:sched:images:running`);
+const pending = () => redis.hlen(`${prefix}:sched:images:jobs`);
+
+describe('admission', () => {
+  test('money held and place taken together: the first job goes straight to the workers, the next waits parked', async () => {
+    const first = await admit(reservation());
+    const second = await admit(reservation());
+    expect(await first.getState()).toBe('waiting');
+    expect(await second.getState()).toBe('delayed');
+    expect(await balance()).toBe(800);
+    expect([await running(), await pending()]).toEqual([1, 1]);
+  });
+
+  test('a balance too short is a 402 that leaves no place, no reservation and no job behind', async () => {
+    const r = reservation(5_000);
+    await expect(admit(r)).rejects.toMatchObject({ code: 'insufficient_balance' });
+    expect([await running(), await pending(), await balance()]).toEqual([0, 0, 1_000]);
+    expect(await queues.images.getJob(r.jobId)).toBeUndefined();
+    // the place it held for a moment is free again: the next one goes straight through
+    expect(await (await admit(reservation())).getState()).toBe('waiting');
+  });
+
+  test('a payload that cannot be built gives the money and the place back', async () => {
+    const r = reservation();
+    await expect(
+      admit(r, () => Promise.reject(new AppError('invalid_request', 'the image could not be read', { param: 'image' }))),
+    ).rejects.toThrow('the image could not be read');
+    expect([await running(), await pending(), await balance()]).toEqual([0, 0, 1_000]);
+    expect(await billing().reservationState(r.jobId)).toBe('released');
+  });
+
+  test('a batch line: carved from its hold, short when the hold and balance cannot cover it, underway once begun', async () => {
+    const hold = { ...reservation(150), jobId: 'batch_1' };
+    await billing().hold(hold);
+    const feed = (r: Reservation) =>
+      life.feed({
+        queue: 'images',
+        name: 'generate',
+        holdId: 'batch_1',
+        reservation: r,
+        lane: 'batch',
+        cost: 1,
+        prepare: payload(r.jobId),
+      });
+    const line = reservation(100);
+    expect(await feed(line)).toHaveProperty('job');
+    // fed again (an interrupted feed): the same job, nothing carved twice
+    expect(await feed(line)).toHaveProperty('job');
+    expect(await billing().begin(line.jobId)).toBe(true);
+    expect(await feed(line)).toEqual({ underway: true });
+    expect(await feed(reservation(5_000))).toEqual({ short: true });
+    expect(await balance()).toBe(850);
+    expect(await running()).toBe(1);
+  });
+});
+
+describe('cancel', () => {
+  test('before its call began: money back, out of the schedule and the queue; after: nothing changes', async () => {
+    const job = await admit(reservation());
+    expect(await life.cancel('images', job)).toBe(true);
+    expect([await running(), await balance(), await job.getState()]).toEqual([0, 1_000, 'unknown']);
+
+    const begun = await admit(reservation());
+    await life.begin(begun.id!);
+    expect(await life.cancel('images', begun)).toBe(false);
+    await expect(life.begin((await admit(reservation())).id!)).resolves.toBeUndefined();
+  });
+
+  test('a worker holding a cancelled job refuses to call', async () => {
+    const job = await admit(reservation());
+    await life.cancel('images', job);
+    await expect(life.begin(job.id!)).rejects.toMatchObject({ code: 'cancelled' });
+  });
+});
+
+describe('running and ending', () => {
+  async function runOne(process: (job: Job) => Promise<unknown>, attempts = 1) {
+    const ends: Array<{ outcome: string; jobId?: string }> = [];
+    life.onEnded((end) => ends.push({ outcome: end.outcome, jobId: end.job.id }));
+    const worker = new Worker(QUEUES.images, process, {
+      connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
+      prefix: bullPrefix(prefix),
+    });
+    life.watch([worker]);
+    const r = reservation();
+    const job = await life.admit({
+      queue: 'images',
+      name: 'generate',
+      reservation: r,
+      lane: 'interactive',
+      cost: 1,
+      prepare: payload(r.jobId),
+      options: { attempts, backoff: { type: 'fixed', delay: 1 } },
+    });
+    await waitFor(() => ends.length > 0, 10_000, 'the job to end');
+    await worker.close();
+    return { job, ends, r };
+  }
+
+  test('a checkpoint that closes the calls frees the place in the same round trip; the charge and the end follow', async () => {
+    const { job, ends } = await runOne(async (j) => {
+      await life.begin(j.id!);
+      await life.checkpoint(j, { generations: { 0: 'paid' } }, { callsOver: true });
+      // read back as BullMQ reads it, and the place already free while the job goes on
+      expect((await queues.images.getJob(j.id!))?.progress).toEqual({ generations: { 0: 'paid' } });
+      expect(await running()).toBe(0);
+      await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' });
+      return { ok: true };
+    });
+    expect(ends).toEqual([{ outcome: 'completed', jobId: job.id }]);
+    expect(await balance()).toBe(960);
+  });
+
+  test('a job told of only when it failed for good, with its money back; its retries are not its end', async () => {
+    let attempts = 0;
+    const { job, ends } = await runOne(async () => {
+      attempts += 1;
+      throw new Error('upstream down');
+    }, 3);
+    expect(attempts).toBe(3);
+    expect(ends).toEqual([{ outcome: 'failed', jobId: job.id }]);
+    await waitFor(async () => (await balance()) === 1_000, 10_000, 'the reservation released');
+    expect(await running()).toBe(0);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Job } from 'bullmq';
+import { luaCommand, runSteps, valueOf } from '@relay/core';
+import type { QueueName } from '@relay/jobs';
+import { z } from 'zod';
+import type { LifeDeps } from './deps.js';
+import { cancelledError } from './cancel.js';
+import checkpointLua from './lua/checkpoint.lua';
+
+const checkpointScript = luaCommand({
+  name: 'life.checkpoint',
+  lua: checkpointLua,
+  keys: ['job'],
+  args: ['progress'],
+  reply: z.literal([0, 1]),
+});
+
+const queueOf = (job: Job) => job.queueName as QueueName;
+
+/** Ids of jobs whose place this process freed when their calls were over: their end needs no second round trip. */
+const FREED_MAX = 100_000;
+
+/**
+ * A job's life on the worker: the moment its upstream call begins, its paid answers kept as they
+ * arrive, the moment its calls are over (its place in the schedule goes to the next job while it
+ * copies), its charge, and the end of a job given up on.
+ */
+export function createRunning(deps: LifeDeps) {
+  const freed = new Set<string>();
+  const failed = (jobId: string | undefined, what: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, what);
+
+  /** After the schedule said the place is free: a pending job may take it now. */
+  const placeFreed = (queue: QueueName, jobId: string, pending: boolean) => {
+    if (freed.size >= FREED_MAX) freed.clear(); // ids of jobs that never ended here (taken over elsewhere)
+    freed.add(jobId);
+    if (pending) deps.schedulers[queue].nudge();
+  };
+
+  return {
+    /** Right before the upstream call: the last moment its client can cancel it for free (then it must not call). */
+    async begin(jobId: string) {
+      if (!(await deps.billing.begin(jobId))) throw cancelledError();
+    },
+
+    /**
+     * Keeps what the job paid for (upstream answers, stored images) in the job, so a retry re-runs
+     * only what is missing and never pays twice. `callsOver`: these were its last upstream calls,
+     * and its place in the schedule is freed in the same round trip.
+     */
+    async checkpoint(job: Job, progress: object, options: { callsOver?: boolean } = {}) {
+      const write = checkpointScript.step({ job: `${job.queueQualifiedName}:${job.id}` }, { progress: JSON.stringify(progress) });
+      if (!options.callsOver || freed.has(job.id!)) {
+        valueOf((await runSteps(deps.redis, [write]))[0]);
+      } else {
+        const [written, place] = await runSteps(deps.redis, [write, deps.schedulers[queueOf(job)].steps.finished(job.id!)]);
+        if (place.ok) placeFreed(queueOf(job), job.id!, place.value.pending);
+        else failed(job.id, 'could not free a place in the schedule; the job end will')(place.error);
+        valueOf(written);
+      }
+      job.progress = progress;
+    },
+
+    /** The job is past its upstream calls (unless a checkpoint said so already): its place goes to the next job now. */
+    callsOver(job: Job) {
+      if (freed.has(job.id!)) return;
+      deps.schedulers[queueOf(job)]
+        .finished(job.id!)
+        .then(({ pending }) => placeFreed(queueOf(job), job.id!, pending))
+        .catch(failed(job.id, 'could not free a place in the schedule; the job end will'));
+    },
+
+    /** Charges what was delivered (never more than was held) and gives the rest back. */
+    settle: (job: Job, charge: { accountId: string; amount: number; units: string; channel?: string }) =>
+      deps.billing.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel),
+
+    /**
+     * A job failed for good: its money back, and its request dropped from Redis (it is kept for
+     * JOB_KEEP_SECONDS so its error can be fetched, which needs only who asked and for which model).
+     */
+    async gaveUp(job: Job) {
+      const data = job.data as { meta: unknown; model?: string; request?: { model?: string } };
+      await Promise.all([
+        deps.billing.release(job.id!),
+        job
+          .updateData({ meta: data.meta, model: data.model ?? data.request?.model })
+          .catch(failed(job.id, 'a failed job keeps its request payload')),
+      ]);
+    },
+
+    /** The job ended for good: its place, unless freed already when its calls were over. */
+    ended(job: Job) {
+      if (freed.delete(job.id!)) return;
+      const scheduler = deps.schedulers[queueOf(job)];
+      scheduler
+        .finished(job.id!)
+        .then(({ pending }) => pending && scheduler.nudge())
+        .catch(failed(job.id, 'could not end a job in the schedule; the next recovery will'));
+    },
+  };
+}
+
+export type Running = ReturnType<typeof createRunning>;
