@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { formatMoney } from '@relay/core/money';
 import { freePort, repoRoot, startRedis, waitFor } from '@relay/testkit';
-import { launch, processesOf } from './launch.js';
+import { launch } from './launch.js';
 
 /**
  * The CLI invocations README and docs/ show, typed as a user types them, from a folder of the
@@ -15,20 +15,21 @@ import { launch, processesOf } from './launch.js';
 const redis = await startRedis();
 // the simulator answers fast here; the Ctrl-C test holds its calls instead of counting on slowness
 const relay = await launch(redis.url, { SIM_LATENCY_MS: '100' });
-await waitFor(() => relay.output().includes('admin token:'), 90_000, 'the banner of npm start').catch((e: Error) => {
+const home = mkdtempSync(join(tmpdir(), 'relay-user-'));
+const stopAll = async () => {
+  await relay.remove();
+  rmSync(home, { recursive: true, force: true });
+  await redis.close();
+};
+// a start that fails here fails the file before any hook would run: its relay and Redis go with it
+await waitFor(() => relay.output().includes('admin token:'), 90_000, 'the banner of npm start').catch(async (e: Error) => {
+  await stopAll();
   throw new Error(`${e.message}: ${relay.output()}`);
 });
+afterAll(stopAll);
 const sim = `http://127.0.0.1:${relay.ports.SIM_PORT}/_sim`;
-const home = mkdtempSync(join(tmpdir(), 'relay-user-'));
 const gitStatus = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' });
 const repoBefore = gitStatus();
-
-afterAll(async () => {
-  relay.child.kill('SIGTERM');
-  await relay.exited;
-  await waitFor(() => processesOf(relay.dataDir).length === 0, 30_000, 'npm start stopped');
-  await redis.close();
-});
 
 interface Run {
   code: number | null;
