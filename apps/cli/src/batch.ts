@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { formatMoney } from '@relay/core/money';
+import { npmRunCommand, shellWord } from '@relay/core/npm-command';
 import { BATCH_COMMANDS } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
 import { follow, progressOf } from './batch/follow.js';
@@ -12,12 +13,15 @@ import { writeState } from './batch/collect.js';
 import { findRelay } from './batch/target.js';
 import { unreachableMessage } from './batch/unreachable.js';
 
+// as the user can type it again where they are (npm --prefix <checkout> from a folder of their own)
+const batchCommand = npmRunCommand('batch');
 const USAGE = `relay batch CLI: runs a batch through the relay's Batches API and downloads its files.
 
-  npm run batch -- run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
-  npm run batch -- resume <batch_id> [--out DIR]                 go on after the CLI was stopped
-  npm run batch -- status <batch_id>                             the batch object (JSON)
-  npm run batch -- cancel <batch_id>                             cancels it; the batch object (JSON)
+usage: ${batchCommand} <command> [options]
+  run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
+  resume <batch_id> [--out DIR]               go on after the CLI was stopped
+  status <batch_id>                           the batch object (JSON)
+  cancel <batch_id>                           cancels it; the batch object (JSON)
 
   A prompts file holds one prompt (or, with a speech model, one text) per line; a .jsonl file
   holds OpenAI batch lines as they are. Options for prompts files:
@@ -125,7 +129,7 @@ async function main() {
   return report(await follow(client, target, batch.id, dir, values.quiet), dir);
 }
 
-const hint = (id: string, dir: string) => `resume with: npm run batch -- resume ${id} --out ${dir}`;
+const hint = (id: string, dir: string) => `resume with: ${batchCommand} resume ${id} --out ${shellWord(dir)}`;
 
 function report(batch: OpenAI.Batches.Batch, dir: string) {
   resumeHint = undefined; // it has ended: nothing to resume

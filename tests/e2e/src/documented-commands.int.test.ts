@@ -42,7 +42,10 @@ interface Run {
  * the checkout's .data). `detached`: a process group of its own, as a terminal's foreground job.
  */
 function npmRun(script: string, args: string[], options: { env?: Record<string, string>; detached?: boolean } = {}) {
-  const child = spawn('npm', ['--prefix', repoRoot, 'run', script, '--', ...args], {
+  return inHome('npm', ['--prefix', repoRoot, 'run', script, '--', ...args], options);
+}
+function inHome(command: string, args: string[], options: { env?: Record<string, string>; detached?: boolean } = {}) {
+  const child = spawn(command, args, {
     cwd: home,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_DATA_DIR: relay.dataDir, ...options.env },
     detached: options.detached,
@@ -55,6 +58,12 @@ function npmRun(script: string, args: string[], options: { env?: Record<string, 
   return { child, done, err: () => err };
 }
 const run = async (script: string, ...args: string[]) => npmRun(script, args).done;
+/** A command line the CLI printed, typed exactly as printed in the user's folder. */
+const typed = async (line: string) => inHome('sh', ['-c', line]).done;
+/** The checkout as npm --prefix names it in the hints. */
+const checkout = repoRoot.replace(/\/+$/, '');
+/** The resume command a hint printed (`resume with: <command>`). */
+const resumeHint = (err: string) => /resume with: (.+)$/m.exec(err)?.[1];
 /** The JSON a command printed, after npm's own lines ("> batch", "> tsx ..."). */
 const jsonOf = <T>(out: string) => JSON.parse(out.slice(out.indexOf('{'))) as T;
 
@@ -65,7 +74,8 @@ test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: 
   const id = /batch (batch_\w+): 3 lines/.exec(err)?.[1];
   expect(id, err).toBeDefined();
   const out = join(home, `batch-${id}`);
-  expect(err).toContain(`resume with: npm run batch -- resume ${id} --out ${out}`);
+  // typed from the user's folder: the hint names the checkout, or npm would look for a package.json here
+  expect(resumeHint(err)).toBe(`npm --prefix ${checkout} run batch -- resume ${id} --out ${out}`);
   // money as the console shows it: 3 images at 0.035
   expect(err).toContain(`batch ${id} completed: 3 done, 0 failed of 3; charged ${formatMoney(105_000)}; manifest: ${out}/manifest.json`);
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { status: string; files: Record<string, unknown[]> };
@@ -78,7 +88,7 @@ test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: 
     status: 'completed',
     request_counts: { completed: 3 },
   });
-  const resumed = await run('batch', 'resume', id!);
+  const resumed = await typed(resumeHint(err)!);
   expect(resumed.code, resumed.err).toBe(0);
   expect(resumed.err).toContain(`batch ${id} completed: 3 done`);
 }, 120_000);
@@ -100,15 +110,13 @@ test('Ctrl-C leaves the batch at the relay and says how to resume; status, cance
   );
   process.kill(-cli.child.pid!, 'SIGINT'); // what a terminal sends the foreground job
   const stopped = await cli.done;
-  expect(stopped.err).toContain(
-    `stopped; the batch goes on at the relay. resume with: npm run batch -- resume ${id} --out ${join(home, 'kites')}`,
-  );
+  expect(stopped.err).toContain(`stopped; the batch goes on at the relay. resume with: npm --prefix ${checkout} run batch -- resume ${id}`);
 
   expect(jsonOf<{ status: string }>((await run('batch', 'status', id)).out).status).toBe('in_progress');
   expect(jsonOf<{ status: string }>((await run('batch', 'cancel', id)).out).status).toMatch(/^cancell(ing|ed)$/);
   await fetch(`${sim}/faults`, { method: 'DELETE' });
   await fetch(`${sim}/release`, { method: 'POST' });
-  const resumed = await run('batch', 'resume', id, '--out', 'kites');
+  const resumed = await typed(resumeHint(stopped.err)!); // as printed: --out the folder it used
   expect(resumed.code).toBe(1); // it ended, but not completed
   expect(resumed.err).toContain(`batch ${id} cancelled:`);
   expect(existsSync(join(home, 'kites', 'manifest.json'))).toBe(true);
@@ -129,7 +137,7 @@ test('npm run admin: help, tables, --json, amounts in units, and the nearest com
   for (const help of ['--help', '-h', 'help']) {
     const { code, out, err } = await run('admin', help);
     expect(code).toBe(0);
-    expect(out).toContain('usage: npm run admin -- <command> [options]');
+    expect(out).toContain(`usage: npm --prefix ${checkout} run admin -- <command> [options]`);
     expect(err).not.toMatch(/Unknown option/i);
   }
   const created = await run('admin', 'accounts', 'create', 'acme', '--json');
@@ -161,6 +169,10 @@ test('npm run admin: help, tables, --json, amounts in units, and the nearest com
   const typo = await run('admin', 'acounts', 'list');
   expect(typo.code).toBe(2);
   expect(typo.err).toContain("unknown command 'acounts'; did you mean 'accounts'?");
+  // the way to the help, as typed from here, works from here
+  const see = /^see: (.+)$/m.exec(typo.err)?.[1];
+  expect(see).toBe(`npm --prefix ${checkout} run admin -- --help`);
+  expect((await typed(see!)).out).toContain('credits add <accountId> <amount> [note]');
 }, 120_000);
 
 test('nothing was left in the repository', () => {
