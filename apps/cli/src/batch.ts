@@ -8,7 +8,8 @@ import { formatMoney } from '@relay/core/money';
 import { npmRunCommand, shellWord } from '@relay/core/npm-command';
 import { BATCH_COMMANDS } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
-import { follow, progressOf } from './batch/follow.js';
+import { follow } from './batch/follow.js';
+import { describeBatch, hasEnded, progressOf } from './batch/describe.js';
 import { writeState } from './batch/collect.js';
 import { findRelay } from './batch/target.js';
 import { unreachableMessage } from './batch/unreachable.js';
@@ -20,8 +21,8 @@ const USAGE = `relay batch CLI: runs a batch through the relay's Batches API and
 usage: ${batchCommand} <command> [options]
   run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
   resume <batch_id> [--out DIR]               go on after the CLI was stopped
-  status <batch_id>                           the batch object (JSON)
-  cancel <batch_id>                           cancels it; the batch object (JSON)
+  status <batch_id> [--json]                  where it stands (--json: the API's batch object, for scripts)
+  cancel <batch_id> [--json]                  cancels it; where it stands then
 
   A prompts file holds one prompt (or, with a speech model, one text) per line; a .jsonl file
   holds OpenAI batch lines as they are. Options for prompts files:
@@ -50,6 +51,7 @@ const { values, positionals } = parseArgs({
     voice: { type: 'string' },
     out: { type: 'string' },
     quiet: { type: 'boolean' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -70,8 +72,12 @@ async function main() {
   const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: target.key, maxRetries: 3 });
   const outFor = (id: string) => resolve(here, values.out ?? `batch-${id}`);
 
-  if (command === 'status') return void console.log(JSON.stringify(await client.batches.retrieve(arg), null, 2));
-  if (command === 'cancel') return void console.log(JSON.stringify(await client.batches.cancel(arg), null, 2));
+  if (command === 'status' || command === 'cancel') {
+    const batch = await (command === 'status' ? client.batches.retrieve(arg) : client.batches.cancel(arg));
+    console.log(values.json ? JSON.stringify(batch, null, 2) : describeBatch(batch, Date.now() / 1000));
+    if (!values.json && !hasEnded(batch)) console.log(`follow it and download its files: ${batchCommand} resume ${batch.id}`);
+    return;
+  }
   if (command === 'resume') {
     resumeHint = hint(arg, outFor(arg));
     return report(await follow(client, target, arg, outFor(arg), values.quiet), outFor(arg));

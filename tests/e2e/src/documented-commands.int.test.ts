@@ -83,14 +83,23 @@ test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: 
   expect(Object.keys(manifest.files)).toHaveLength(3);
   expect(readdirSync(home).sort()).toEqual([`batch-${id}`, 'prompts.txt']); // the converted lines went to a temp folder
 
+  // for people: money as the progress bar said it, not the API's micro-units
   const status = await run('batch', 'status', id!);
-  expect(jsonOf<{ status: string; request_counts: { completed: number } }>(status.out)).toMatchObject({
+  expect(status.out).toMatch(/status: +completed since /);
+  expect(status.out).toMatch(/lines: +3 done, 0 failed of 3\n/);
+  expect(status.out).toMatch(new RegExp(`charged: +${formatMoney(105_000).replace('.', '\\.')}\n`));
+  expect(status.out).not.toContain('105000');
+  const json = await run('batch', 'status', id!, '--json'); // for scripts: the API's object
+  expect(jsonOf<{ status: string; request_counts: { completed: number } }>(json.out)).toMatchObject({
     status: 'completed',
     request_counts: { completed: 3 },
   });
   const resumed = await typed(resumeHint(err)!);
   expect(resumed.code, resumed.err).toBe(0);
   expect(resumed.err).toContain(`batch ${id} completed: 3 done`);
+  // an ended batch has no time left: not cli-progress's own "ETA NULL"
+  expect(resumed.err).toContain('ETA - |');
+  expect(resumed.err).not.toMatch(/ETA (NULL|INF)/);
 }, 120_000);
 
 test('Ctrl-C leaves the batch at the relay and says how to resume; status, cancel and resume finish it', async () => {
@@ -112,13 +121,16 @@ test('Ctrl-C leaves the batch at the relay and says how to resume; status, cance
   const stopped = await cli.done;
   expect(stopped.err).toContain(`stopped; the batch goes on at the relay. resume with: npm --prefix ${checkout} run batch -- resume ${id}`);
 
-  expect(jsonOf<{ status: string }>((await run('batch', 'status', id)).out).status).toBe('in_progress');
-  expect(jsonOf<{ status: string }>((await run('batch', 'cancel', id)).out).status).toMatch(/^cancell(ing|ed)$/);
+  const status = await run('batch', 'status', id);
+  expect(status.out).toMatch(/status: +in_progress since /);
+  expect(status.out).toContain(`follow it and download its files: npm --prefix ${checkout} run batch -- resume ${id}`);
+  expect((await run('batch', 'cancel', id)).out).toMatch(/status: +cancell(ing|ed) since /);
   await fetch(`${sim}/faults`, { method: 'DELETE' });
   await fetch(`${sim}/release`, { method: 'POST' });
   const resumed = await typed(resumeHint(stopped.err)!); // as printed: --out the folder it used
   expect(resumed.code).toBe(1); // it ended, but not completed
   expect(resumed.err).toContain(`batch ${id} cancelled:`);
+  expect(resumed.err).not.toMatch(/ETA (NULL|INF)/);
   expect(existsSync(join(home, 'kites', 'manifest.json'))).toBe(true);
 }, 120_000);
 
