@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, onShutdown, runMain } from '@relay/core';
+import { npmRunCommand } from '@relay/core/npm-command';
 import { AppStartError, repoRoot, spawnApp, type AppProcess } from '@relay/local';
 import { banner } from './banner.js';
 import { loadEmbeddedConfig } from './config.js';
@@ -96,6 +97,7 @@ await runMain(async () => {
         redis: { url: redis.url, origin: redis.origin, prefix: config.REDIS_PREFIX, survey },
         storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT,
         embeddedStore: Boolean(store),
+        adminCommand: npmRunCommand('admin'),
       }),
     );
   } catch (error) {
