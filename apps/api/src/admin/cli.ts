@@ -129,7 +129,9 @@ async function call(method: string, path: string, body?: unknown, intro?: (answe
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
-    console.error(`no relay answers at ${target.url} (from ${target.from}): start one with ${npmCommand()} start, or set ADMIN_URL and ADMIN_TOKEN`);
+    console.error(
+      `no relay answers at ${target.url} (from ${target.from}): start one with ${npmCommand()} start, or set ADMIN_URL and ADMIN_TOKEN`,
+    );
     process.exit(1);
   }
   const text = await res.text();
