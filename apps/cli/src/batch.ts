@@ -5,7 +5,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { formatMoney } from '@relay/core/money';
-import { npmRunCommand, shellWord } from '@relay/core/npm-command';
+import { npmCommand, npmRunCommand, shellWord } from '@relay/core/npm-command';
 import { BATCH_COMMANDS } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
 import { follow } from './batch/follow.js';
@@ -68,7 +68,7 @@ async function main() {
     console.log(USAGE);
     return command || values.help ? 0 : 1;
   }
-  if (!target.key) throw new Error('no API key: set RELAY_API_KEY (or run npm start here, whose demo key is used)');
+  if (!target.key) throw new Error(`no API key: set RELAY_API_KEY (or start the relay with ${npmCommand()} start, whose demo key is used)`);
   const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: target.key, maxRetries: 3 });
   const outFor = (id: string) => resolve(here, values.out ?? `batch-${id}`);
 

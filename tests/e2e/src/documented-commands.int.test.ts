@@ -143,6 +143,9 @@ test('with no relay there, the batch CLI names the address it tried and the vari
   expect(err).toContain(
     `batch: cannot reach the relay at http://127.0.0.1:${port} (connection refused); is npm start running? Set RELAY_URL (and RELAY_API_KEY) to use another relay.`,
   );
+  // no key and no npm start of this checkout to take one from: how to start it, typed from here
+  const keyless = await npmRun('batch', ['status', 'batch_x'], { env: { RELAY_DATA_DIR: join(home, 'no-relay-here') } }).done;
+  expect(keyless.err).toContain(`set RELAY_API_KEY (or start the relay with npm --prefix ${checkout} start, whose demo key is used)`);
 });
 
 test('npm run admin: help, tables, --json, amounts in units, and the nearest command for a typo', async () => {
