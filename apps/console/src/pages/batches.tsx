@@ -7,6 +7,7 @@ import { IdCell, DateCell } from '../components/cells.js';
 import { count, money } from '../components/format.js';
 import { ErrorNote, Loading } from '../components/status.js';
 import { accountPath } from '../layout/nav.js';
+import './batches.css';
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
 const RUNNING = new Set(['validating', 'in_progress']);
