@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AddressInfo } from 'node:net';
-import { createBlobStore, createMetricsRegistry, createRedis, waitForRedis, type Catalog, type Logger } from '@relay/core';
+import { createBlobStore, createMetricsRegistry, createRedis, listenOn, waitForRedis, type Catalog, type Logger } from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { createJobLife } from '@relay/life';
@@ -78,8 +77,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
   server.requestTimeout = config.WAIT_TIMEOUT_MS + 30_000;
   server.headersTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port } = await listenOn(server, config.PORT, config.HOST, 'PORT');
   const url = `http://${config.HOST}:${port}`;
   log.info({ url }, 'api listening');
 

@@ -5,19 +5,24 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { formatMoney } from '@relay/core/money';
+import { npmCommand, npmRunCommand, shellWord } from '@relay/core/npm-command';
 import { BATCH_COMMANDS } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
-import { follow, progressOf } from './batch/follow.js';
+import { follow } from './batch/follow.js';
+import { describeBatch, hasEnded, progressOf } from './batch/describe.js';
 import { writeState } from './batch/collect.js';
 import { findRelay } from './batch/target.js';
 import { unreachableMessage } from './batch/unreachable.js';
 
+// as the user can type it again where they are (npm --prefix <checkout> from a folder of their own)
+const batchCommand = npmRunCommand('batch');
 const USAGE = `relay batch CLI: runs a batch through the relay's Batches API and downloads its files.
 
-  npm run batch -- run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
-  npm run batch -- resume <batch_id> [--out DIR]                 go on after the CLI was stopped
-  npm run batch -- status <batch_id>                             the batch object (JSON)
-  npm run batch -- cancel <batch_id>                             cancels it; the batch object (JSON)
+usage: ${batchCommand} <command> [options]
+  run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
+  resume <batch_id> [--out DIR]               go on after the CLI was stopped
+  status <batch_id> [--json]                  where it stands (--json: the API's batch object, for scripts)
+  cancel <batch_id> [--json]                  cancels it; where it stands then
 
   A prompts file holds one prompt (or, with a speech model, one text) per line; a .jsonl file
   holds OpenAI batch lines as they are. Options for prompts files:
@@ -46,6 +51,7 @@ const { values, positionals } = parseArgs({
     voice: { type: 'string' },
     out: { type: 'string' },
     quiet: { type: 'boolean' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -62,12 +68,16 @@ async function main() {
     console.log(USAGE);
     return command || values.help ? 0 : 1;
   }
-  if (!target.key) throw new Error('no API key: set RELAY_API_KEY (or run npm start here, whose demo key is used)');
+  if (!target.key) throw new Error(`no API key: set RELAY_API_KEY (or start the relay with ${npmCommand()} start, whose demo key is used)`);
   const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: target.key, maxRetries: 3 });
   const outFor = (id: string) => resolve(here, values.out ?? `batch-${id}`);
 
-  if (command === 'status') return void console.log(JSON.stringify(await client.batches.retrieve(arg), null, 2));
-  if (command === 'cancel') return void console.log(JSON.stringify(await client.batches.cancel(arg), null, 2));
+  if (command === 'status' || command === 'cancel') {
+    const batch = await (command === 'status' ? client.batches.retrieve(arg) : client.batches.cancel(arg));
+    console.log(values.json ? JSON.stringify(batch, null, 2) : describeBatch(batch, Date.now() / 1000));
+    if (!values.json && !hasEnded(batch)) console.log(`follow it and download its files: ${batchCommand} resume ${batch.id}`);
+    return;
+  }
   if (command === 'resume') {
     resumeHint = hint(arg, outFor(arg));
     return report(await follow(client, target, arg, outFor(arg), values.quiet), outFor(arg));
@@ -125,7 +135,7 @@ async function main() {
   return report(await follow(client, target, batch.id, dir, values.quiet), dir);
 }
 
-const hint = (id: string, dir: string) => `resume with: npm run batch -- resume ${id} --out ${dir}`;
+const hint = (id: string, dir: string) => `resume with: ${batchCommand} resume ${id} --out ${shellWord(dir)}`;
 
 function report(batch: OpenAI.Batches.Batch, dir: string) {
   resumeHint = undefined; // it has ended: nothing to resume

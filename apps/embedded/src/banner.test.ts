@@ -10,6 +10,7 @@ const facts: BannerFacts = {
   redis: { url: 'redis://127.0.0.1:6379', origin: 'reused', prefix: 'relay', survey: { accounts: 12, jobs: 3456 } },
   storeUrl: 'http://127.0.0.1:4568',
   embeddedStore: true,
+  adminCommand: 'npm run admin --',
 };
 const redisLines = (redis: BannerFacts['redis']) =>
   banner({ ...facts, redis })
@@ -40,4 +41,11 @@ describe('the Redis lines of the banner', () => {
     expect(own[0]).toBe('  Redis:        redis://127.0.0.1:40123 (its own: RELAY_OWN_REDIS=1, data in .data/redis)');
     expect(own.join('\n')).not.toContain('NOT started');
   });
+});
+
+test('the admin CLI line is typed as npm start was: with --prefix when started from outside the checkout', () => {
+  expect(banner(facts)).toContain('  admin CLI:    npm run admin -- accounts list   (finds this relay by itself)');
+  expect(banner({ ...facts, adminCommand: 'npm --prefix /src/relay run admin --' })).toContain(
+    '  admin CLI:    npm --prefix /src/relay run admin -- accounts list',
+  );
 });

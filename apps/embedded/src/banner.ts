@@ -10,6 +10,8 @@ export interface BannerFacts {
   redis: { url: string; origin: RedisOrigin; prefix: string; survey?: RedisSurvey };
   storeUrl: string | undefined;
   embeddedStore: boolean;
+  /** `npm run admin --` as typed where npm start was (npm --prefix <checkout> from elsewhere). */
+  adminCommand: string;
 }
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -53,7 +55,7 @@ export function banner(o: BannerFacts): string {
     `  API docs:     ${o.apiUrl}/docs`,
     `  demo API key: ${o.demoKey}`,
     `  admin token:  ${o.adminToken}   (kept in ${o.dataDir}/admin-token)`,
-    `  admin CLI:    npm run admin -- accounts list   (finds this relay by itself)`,
+    `  admin CLI:    ${o.adminCommand} accounts list   (finds this relay by itself)`,
     ...redisLines(o.redis, o.dataDir),
     `  file store:   ${o.storeUrl ?? 'AWS S3'}${o.embeddedStore ? ` (embedded, data in ${o.dataDir}/s3)` : ''}`,
     `  logs:         warnings and errors only; LOG_LEVEL=info npm start for every request`,

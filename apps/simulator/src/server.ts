@@ -1,5 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
+import { listenOn } from '@relay/core';
 import type { SimulatorConfig } from './config.js';
 import { createSimulator, type Simulator } from './app.js';
 
@@ -12,8 +12,7 @@ export interface RunningSimulator extends Simulator {
 /** Listens on SIM_HOST:SIM_PORT (0 = any free port) and returns the base URL. */
 export async function startSimulator(config: SimulatorConfig): Promise<RunningSimulator> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(config.SIM_PORT, config.SIM_HOST, resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port } = await listenOn(server, config.SIM_PORT, config.SIM_HOST, 'SIM_PORT');
   const url = `http://${config.SIM_HOST}:${port}`;
   const sim = createSimulator(config, config.SIM_PUBLIC_URL?.replace(/\/+$/, '') ?? url);
   server.on('request', sim.app);

@@ -49,6 +49,11 @@ await runMain(async () => {
   const subscriber = createRedis(config.REDIS_URL, 'patient', 'worker-slots', (err) =>
     log.warn({ err: err.message }, 'redis connection error'),
   );
+  // its port first: a port taken (another relay's worker on 9464) stops the start before any job is taken
+  const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
+    redis: () => redis.ping().then(() => true),
+    store: () => isStoreReachable(store),
+  });
 
   const storeRetry = (queue: string) => ({
     deadlineMs: config.STORE_RETRY_MS,
@@ -231,10 +236,6 @@ await runMain(async () => {
     if (end.outcome === 'completed') return announce(job, 'job.completed', { status: 'completed', created });
     const error = decodeFailure(end.failedReason);
     return announce(job, 'job.failed', { status: 'failed', created, error: { code: error.code, message: error.message } });
-  });
-  const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
-    redis: () => redis.ping().then(() => true),
-    store: () => isStoreReachable(store),
   });
   log.info({ queues: running.workers.map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
   announceReady({ url: ops.url });

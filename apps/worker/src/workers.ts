@@ -3,6 +3,7 @@ import { queueConnection, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
 import { QUEUE_STREAMS, QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
+import { attemptFailedLevel } from './log-levels.js';
 import type { WorkerMetrics } from './metrics.js';
 
 export type Processor<Q extends QueueName> = (job: Job) => Promise<Result<Q>>;
@@ -92,7 +93,9 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
       },
     );
     const log = settings.log.child({ queue: name });
-    worker.on('failed', (job, err) => log.warn({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'));
+    worker.on('failed', (job, err) =>
+      log[attemptFailedLevel(err.message)]({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'),
+    );
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
     return worker;
   });

@@ -101,7 +101,11 @@ export const billingKeys = (prefix: string) => ({
   open: `${prefix}:reservations:open`,
 });
 
-export function createBilling(redis: Redis, prefix: string): Billing {
+/**
+ * `clock`: the time that decides which day and month a settlement counts in (the usage
+ * aggregates, UTC); tests give a fixed one, so a run across midnight counts where they look.
+ */
+export function createBilling(redis: Redis, prefix: string, clock: () => number = Date.now): Billing {
   const keys = billingKeys(prefix);
   const usage = usageKeys(prefix);
   const closeStep = (
@@ -112,7 +116,7 @@ export function createBilling(redis: Redis, prefix: string): Billing {
     units: string,
     channel = '',
   ) => {
-    const now = Date.now();
+    const now = clock();
     const [day, month] = [utcDay(now), utcMonth(now)];
     return closeScript.step(
       {

@@ -8,11 +8,14 @@ let handle: RedisHandle;
 let redis: Redis;
 let billing: Billing;
 let prefix: string;
+/** The moment every settlement here is made at: which day it counts in does not hang on when the test runs. */
+const NOW = Date.parse('2026-03-10T23:59:59.900Z');
+const TODAY = '2026-03-10';
 beforeAll(async () => {
   handle = await startRedis();
   redis = new Redis(handle.url);
   prefix = uniqueName('daily');
-  billing = createBilling(redis, prefix);
+  billing = createBilling(redis, prefix, () => NOW);
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -46,34 +49,34 @@ test('each settlement adds to its day for the account and for the relay, and to 
   await reserve(b, 'd-4', 'img', 100_000);
   await billing.settle(b, 'd-4', 35_000, '1 images');
 
-  const today = utcDay(Date.now());
-  expect((await readDailyUsage(redis, prefix, a, 3)).days).toEqual([
-    { day: today, model: 'img', charged: 70_000, units: 2, jobs: 1 },
-    { day: today, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
+  expect((await readDailyUsage(redis, prefix, a, 3, NOW)).days).toEqual([
+    { day: TODAY, model: 'img', charged: 70_000, units: 2, jobs: 1 },
+    { day: TODAY, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
   ]);
-  expect((await readDailyUsage(redis, prefix, ALL_ACCOUNTS, 1)).days).toEqual([
-    { day: today, model: 'img', charged: 105_000, units: 3, jobs: 2 },
-    { day: today, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
+  expect((await readDailyUsage(redis, prefix, ALL_ACCOUNTS, 1, NOW)).days).toEqual([
+    { day: TODAY, model: 'img', charged: 105_000, units: 3, jobs: 2 },
+    { day: TODAY, model: 'tts', charged: 1_234, units: 310, jobs: 1 },
   ]);
-  expect(await readMonthSpend(redis, prefix, [a, b, 'acct_none'])).toEqual([71_234, 35_000, 0]);
+  expect(await readMonthSpend(redis, prefix, [a, b, 'acct_none'], NOW)).toEqual([71_234, 35_000, 0]);
   // the aggregates agree with what the accounts were charged
   expect((await billing.balanceOf(a))!.spent).toBe(71_234);
   // and they expire: bounded retention
-  const ttl = await redis.ttl(usageKeys(prefix).day(today, a));
+  const ttl = await redis.ttl(usageKeys(prefix).day(TODAY, a));
   expect(ttl).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
   expect(ttl).toBeLessThanOrEqual(AGGREGATE_RETENTION_DAYS * 86_400);
 });
 
 test('the window lists only days with settlements, oldest first; other days and accounts stay apart', async () => {
   const id = await account(1_000_000);
-  const yesterday = utcDay(Date.now() - 86_400_000);
+  const yesterday = utcDay(NOW - 86_400_000);
+  expect(yesterday).toBe('2026-03-09');
   await redis.hset(usageKeys(prefix).day(yesterday, id), { 'charged:img': 5, 'units:img': 1, 'jobs:img': 1 });
   await reserve(id, 'd-5', 'img', 100);
   await billing.settle(id, 'd-5', 40, '1 images');
-  const rows = (await readDailyUsage(redis, prefix, id, 7)).days;
+  const rows = (await readDailyUsage(redis, prefix, id, 7, NOW)).days;
   expect(rows.map((r) => [r.day, r.charged])).toEqual([
     [yesterday, 5],
-    [utcDay(Date.now()), 40],
+    [TODAY, 40],
   ]);
-  expect((await readDailyUsage(redis, prefix, id, 1)).days).toHaveLength(1);
+  expect((await readDailyUsage(redis, prefix, id, 1, NOW)).days).toHaveLength(1);
 });

@@ -13,6 +13,7 @@ export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './own.js';
 export * from './net/url-policy.js';
+export * from './net/listen.js';
 export * from './lua-command.js';
 export * from './redis-lock.js';
 export * from './net/public-address.js';

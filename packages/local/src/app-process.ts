@@ -20,6 +20,22 @@ export type AppName = 'api' | 'worker' | 'simulator';
 /** What a process announced when it became ready (the api and simulator send their url). */
 export type ReadyMessage = { type: 'ready'; url?: string } & Record<string, unknown>;
 
+/**
+ * A process that exited before it was ready. `configError`: the one line it said about its
+ * configuration (a bad variable, a port taken) over IPC, for a launcher to repeat.
+ */
+export class AppStartError extends Error {
+  override name = 'AppStartError';
+  constructor(
+    readonly app: string,
+    readonly code: number | null,
+    readonly output: string,
+    readonly configError: string | undefined,
+  ) {
+    super(`${app} exited with ${code} before it was ready:\n${output}`);
+  }
+}
+
 export interface AppProcess {
   child: ChildProcess;
   ready: ReadyMessage;
@@ -65,14 +81,17 @@ export async function spawnReady(
 
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    child.on('message', (message: Partial<ReadyMessage> | null) => {
+    let configError: string | undefined;
+    child.on('message', (message: Partial<ReadyMessage> | { type: 'config-error'; message: string } | null) => {
+      if (message?.type === 'config-error' && 'message' in message) configError = message.message;
       if (message?.type !== 'ready') return;
       clearTimeout(timer);
       resolve(message as ReadyMessage);
     });
-    void exited.then((code) => {
+    // 'close', not 'exit': its output and last IPC message are read by then
+    child.once('close', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before it was ready:\n${output}`));
+      reject(new AppStartError(name, code, output, configError));
     });
   }).catch((error: unknown) => {
     child.kill('SIGKILL');

@@ -6,6 +6,7 @@ import { createLogger, loadCatalog } from '@relay/core';
 import { formatMoney } from '@relay/core/money';
 import { channelsReachedWorker, postJson } from '@relay/e2e';
 import { IMAGE_MODEL, json, SHOTS, startConsoleStack } from './console-stack.js';
+import { fitsThePage } from './layout.js';
 
 const { stack, browser, page, consoleDir, customer, shot, keepFailure, close } = await startConsoleStack();
 
@@ -190,8 +191,9 @@ test('channels: each channel with its breaker state; one is taken out of service
 
 test('batches: progress bars, cancel, and the files of the ended batch to download', async () => {
   // every call is held at the upstream until released: the batch is surely running when cancelled
-  await stack.fault({ type: 'hold', api: 'images', times: 40 });
-  const input = Array.from({ length: 40 }, (_, i) =>
+  // 500 lines, as people send them: the widest progress ("500 / 500 (492 failed)") must fit the page
+  await stack.fault({ type: 'hold', api: 'images', times: 500 });
+  const input = Array.from({ length: 500 }, (_, i) =>
     JSON.stringify({
       custom_id: `rocket-${i}`,
       method: 'POST',
@@ -217,7 +219,8 @@ test('batches: progress bars, cancel, and the files of the ended batch to downlo
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Batches' }).click();
   const row = page.getByRole('region', { name: 'Batches' }).locator('tbody tr', { hasText: batch.id });
   await row.getByText('in_progress').waitFor();
-  expect(await row.getByRole('progressbar').getAttribute('max')).toBe('40');
+  expect(await row.getByRole('progressbar').getAttribute('max')).toBe('500');
+  await fitsThePage(page.getByRole('region', { name: 'Batches' }), row);
   await shot('batches');
   await page.getByRole('button', { name: `Cancel batch ${batch.id}` }).click();
   await row.getByText(/^cancell(ing|ed)$/).waitFor();
@@ -229,6 +232,8 @@ test('batches: progress bars, cancel, and the files of the ended batch to downlo
   );
   expect(ended.request_counts.completed).toBeGreaterThan(0);
   expect(ended.request_counts.failed).toBeGreaterThan(0); // the lines never started: batch_cancelled
+  await row.getByText(`500 / 500 (${ended.request_counts.failed} failed)`).waitFor();
+  await fitsThePage(page.getByRole('region', { name: 'Batches' }), row);
 
   for (const [button, filename] of [
     [`Download the archive of ${batch.id}`, `${batch.id}.zip`],

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { copiedWorkspaces, dockerStages, inherited } from './manifests/dockerfile.js';
-import { installedBy, nameAt, readLock, resolveIn } from './manifests/lockfile.js';
+import { deniedIn } from './manifests/advisories.js';
+import { installedBy, nameAt, readLock, resolveIn, type Lock } from './manifests/lockfile.js';
 import { IMAGE_APPS, isTestOnly, TEST_TOOLS } from './manifests/roles.js';
 import { readManifest, workspaces } from './manifests/workspaces.js';
 import { BUNDLED } from '../../../scripts/bundled.mjs';
@@ -61,4 +62,23 @@ describe('the image', () => {
     );
     expect(misplaced).toEqual([]);
   });
+
+  test('holds no package at a version on the deny-list of known advisories (ip <= 2.0.1, ...)', () => {
+    expect(deniedIn(lock, installed)).toEqual([]);
+  });
+});
+
+test('the deny-list check finds a denied version wherever it is nested, and passes a fixed one', () => {
+  const planted: Lock = {
+    packages: {
+      'node_modules/werift/node_modules/ip': { version: '2.0.1' },
+      'node_modules/ip': { version: '2.0.2' },
+      'node_modules/dicer': { version: '0.3.0' },
+      'node_modules/fast-xml-parser': { version: '4.5.0' },
+    },
+  };
+  expect(deniedIn(planted, Object.keys(planted.packages))).toEqual([
+    expect.stringMatching(/^node_modules\/werift\/node_modules\/ip@2\.0\.1: GHSA-2p57-rm9w-gvfp/),
+    expect.stringMatching(/^node_modules\/dicer@0\.3\.0: CVE-2022-24434/),
+  ]);
 });

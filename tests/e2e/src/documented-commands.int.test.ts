@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { formatMoney } from '@relay/core/money';
 import { freePort, repoRoot, startRedis, waitFor } from '@relay/testkit';
-import { launch, processesOf } from './launch.js';
+import { launch } from './launch.js';
 
 /**
  * The CLI invocations README and docs/ show, typed as a user types them, from a folder of the
@@ -15,20 +15,21 @@ import { launch, processesOf } from './launch.js';
 const redis = await startRedis();
 // the simulator answers fast here; the Ctrl-C test holds its calls instead of counting on slowness
 const relay = await launch(redis.url, { SIM_LATENCY_MS: '100' });
-await waitFor(() => relay.output().includes('admin token:'), 90_000, 'the banner of npm start').catch((e: Error) => {
+const home = mkdtempSync(join(tmpdir(), 'relay-user-'));
+const stopAll = async () => {
+  await relay.remove();
+  rmSync(home, { recursive: true, force: true });
+  await redis.close();
+};
+// a start that fails here fails the file before any hook would run: its relay and Redis go with it
+await waitFor(() => relay.output().includes('admin token:'), 90_000, 'the banner of npm start').catch(async (e: Error) => {
+  await stopAll();
   throw new Error(`${e.message}: ${relay.output()}`);
 });
+afterAll(stopAll);
 const sim = `http://127.0.0.1:${relay.ports.SIM_PORT}/_sim`;
-const home = mkdtempSync(join(tmpdir(), 'relay-user-'));
 const gitStatus = () => execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot, encoding: 'utf8' });
 const repoBefore = gitStatus();
-
-afterAll(async () => {
-  relay.child.kill('SIGTERM');
-  await relay.exited;
-  await waitFor(() => processesOf(relay.dataDir).length === 0, 30_000, 'npm start stopped');
-  await redis.close();
-});
 
 interface Run {
   code: number | null;
@@ -41,7 +42,10 @@ interface Run {
  * the checkout's .data). `detached`: a process group of its own, as a terminal's foreground job.
  */
 function npmRun(script: string, args: string[], options: { env?: Record<string, string>; detached?: boolean } = {}) {
-  const child = spawn('npm', ['--prefix', repoRoot, 'run', script, '--', ...args], {
+  return inHome('npm', ['--prefix', repoRoot, 'run', script, '--', ...args], options);
+}
+function inHome(command: string, args: string[], options: { env?: Record<string, string>; detached?: boolean } = {}) {
+  const child = spawn(command, args, {
     cwd: home,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_DATA_DIR: relay.dataDir, ...options.env },
     detached: options.detached,
@@ -54,6 +58,12 @@ function npmRun(script: string, args: string[], options: { env?: Record<string, 
   return { child, done, err: () => err };
 }
 const run = async (script: string, ...args: string[]) => npmRun(script, args).done;
+/** A command line the CLI printed, typed exactly as printed in the user's folder. */
+const typed = async (line: string) => inHome('sh', ['-c', line]).done;
+/** The checkout as npm --prefix names it in the hints. */
+const checkout = repoRoot.replace(/\/+$/, '');
+/** The resume command a hint printed (`resume with: <command>`). */
+const resumeHint = (err: string) => /resume with: (.+)$/m.exec(err)?.[1];
 /** The JSON a command printed, after npm's own lines ("> batch", "> tsx ..."). */
 const jsonOf = <T>(out: string) => JSON.parse(out.slice(out.indexOf('{'))) as T;
 
@@ -64,7 +74,8 @@ test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: 
   const id = /batch (batch_\w+): 3 lines/.exec(err)?.[1];
   expect(id, err).toBeDefined();
   const out = join(home, `batch-${id}`);
-  expect(err).toContain(`resume with: npm run batch -- resume ${id} --out ${out}`);
+  // typed from the user's folder: the hint names the checkout, or npm would look for a package.json here
+  expect(resumeHint(err)).toBe(`npm --prefix ${checkout} run batch -- resume ${id} --out ${out}`);
   // money as the console shows it: 3 images at 0.035
   expect(err).toContain(`batch ${id} completed: 3 done, 0 failed of 3; charged ${formatMoney(105_000)}; manifest: ${out}/manifest.json`);
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { status: string; files: Record<string, unknown[]> };
@@ -72,14 +83,23 @@ test('npm run batch -- run prompts.txt --model vendor-gen-5-0-260128 --size 2K: 
   expect(Object.keys(manifest.files)).toHaveLength(3);
   expect(readdirSync(home).sort()).toEqual([`batch-${id}`, 'prompts.txt']); // the converted lines went to a temp folder
 
+  // for people: money as the progress bar said it, not the API's micro-units
   const status = await run('batch', 'status', id!);
-  expect(jsonOf<{ status: string; request_counts: { completed: number } }>(status.out)).toMatchObject({
+  expect(status.out).toMatch(/status: +completed since /);
+  expect(status.out).toMatch(/lines: +3 done, 0 failed of 3\n/);
+  expect(status.out).toMatch(new RegExp(`charged: +${formatMoney(105_000).replace('.', '\\.')}\n`));
+  expect(status.out).not.toContain('105000');
+  const json = await run('batch', 'status', id!, '--json'); // for scripts: the API's object
+  expect(jsonOf<{ status: string; request_counts: { completed: number } }>(json.out)).toMatchObject({
     status: 'completed',
     request_counts: { completed: 3 },
   });
-  const resumed = await run('batch', 'resume', id!);
+  const resumed = await typed(resumeHint(err)!);
   expect(resumed.code, resumed.err).toBe(0);
   expect(resumed.err).toContain(`batch ${id} completed: 3 done`);
+  // an ended batch has no time left: not cli-progress's own "ETA NULL"
+  expect(resumed.err).toContain('ETA - |');
+  expect(resumed.err).not.toMatch(/ETA (NULL|INF)/);
 }, 120_000);
 
 test('Ctrl-C leaves the batch at the relay and says how to resume; status, cancel and resume finish it', async () => {
@@ -99,17 +119,18 @@ test('Ctrl-C leaves the batch at the relay and says how to resume; status, cance
   );
   process.kill(-cli.child.pid!, 'SIGINT'); // what a terminal sends the foreground job
   const stopped = await cli.done;
-  expect(stopped.err).toContain(
-    `stopped; the batch goes on at the relay. resume with: npm run batch -- resume ${id} --out ${join(home, 'kites')}`,
-  );
+  expect(stopped.err).toContain(`stopped; the batch goes on at the relay. resume with: npm --prefix ${checkout} run batch -- resume ${id}`);
 
-  expect(jsonOf<{ status: string }>((await run('batch', 'status', id)).out).status).toBe('in_progress');
-  expect(jsonOf<{ status: string }>((await run('batch', 'cancel', id)).out).status).toMatch(/^cancell(ing|ed)$/);
+  const status = await run('batch', 'status', id);
+  expect(status.out).toMatch(/status: +in_progress since /);
+  expect(status.out).toContain(`follow it and download its files: npm --prefix ${checkout} run batch -- resume ${id}`);
+  expect((await run('batch', 'cancel', id)).out).toMatch(/status: +cancell(ing|ed) since /);
   await fetch(`${sim}/faults`, { method: 'DELETE' });
   await fetch(`${sim}/release`, { method: 'POST' });
-  const resumed = await run('batch', 'resume', id, '--out', 'kites');
+  const resumed = await typed(resumeHint(stopped.err)!); // as printed: --out the folder it used
   expect(resumed.code).toBe(1); // it ended, but not completed
   expect(resumed.err).toContain(`batch ${id} cancelled:`);
+  expect(resumed.err).not.toMatch(/ETA (NULL|INF)/);
   expect(existsSync(join(home, 'kites', 'manifest.json'))).toBe(true);
 }, 120_000);
 
@@ -122,13 +143,16 @@ test('with no relay there, the batch CLI names the address it tried and the vari
   expect(err).toContain(
     `batch: cannot reach the relay at http://127.0.0.1:${port} (connection refused); is npm start running? Set RELAY_URL (and RELAY_API_KEY) to use another relay.`,
   );
+  // no key and no npm start of this checkout to take one from: how to start it, typed from here
+  const keyless = await npmRun('batch', ['status', 'batch_x'], { env: { RELAY_DATA_DIR: join(home, 'no-relay-here') } }).done;
+  expect(keyless.err).toContain(`set RELAY_API_KEY (or start the relay with npm --prefix ${checkout} start, whose demo key is used)`);
 });
 
 test('npm run admin: help, tables, --json, amounts in units, and the nearest command for a typo', async () => {
   for (const help of ['--help', '-h', 'help']) {
     const { code, out, err } = await run('admin', help);
     expect(code).toBe(0);
-    expect(out).toContain('usage: npm run admin -- <command> [options]');
+    expect(out).toContain(`usage: npm --prefix ${checkout} run admin -- <command> [options]`);
     expect(err).not.toMatch(/Unknown option/i);
   }
   const created = await run('admin', 'accounts', 'create', 'acme', '--json');
@@ -160,6 +184,10 @@ test('npm run admin: help, tables, --json, amounts in units, and the nearest com
   const typo = await run('admin', 'acounts', 'list');
   expect(typo.code).toBe(2);
   expect(typo.err).toContain("unknown command 'acounts'; did you mean 'accounts'?");
+  // the way to the help, as typed from here, works from here
+  const see = /^see: (.+)$/m.exec(typo.err)?.[1];
+  expect(see).toBe(`npm --prefix ${checkout} run admin -- --help`);
+  expect((await typed(see!)).out).toContain('credits add <accountId> <amount> [note]');
 }, 120_000);
 
 test('nothing was left in the repository', () => {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, repoRoot, SOURCE_NODE_ARGS } from '@relay/testkit';
+import { freePort, repoRoot, SOURCE_NODE_ARGS, waitFor } from '@relay/testkit';
 
 /**
  * `npm start` (apps/embedded) as a newcomer runs it: every process it starts carries its data
@@ -24,10 +24,14 @@ export function processesOf(dataDir: string): number[] {
     .map(Number);
 }
 
-/** `npm start`'s launcher with a data directory, ports and a Redis prefix of its own; `env` overrides. */
+/**
+ * `npm start`'s launcher with a data directory, ports and a Redis prefix of its own; `env`
+ * overrides. Every port its processes bind is moved (the api's, the simulator's, the embedded
+ * store's, the worker's metrics): another relay on this machine holds the defaults.
+ */
 export async function launch(redisUrl: string, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'relay-start-'));
-  const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort() };
+  const ports = { PORT: await freePort(), SIM_PORT: await freePort(), EMBEDDED_S3_PORT: await freePort(), METRICS_PORT: await freePort() };
   const prefix = `start-${randomUUID().slice(0, 8)}`;
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [...SOURCE_NODE_ARGS, 'apps/embedded/src/main.ts'], {
@@ -47,5 +51,19 @@ export async function launch(redisUrl: string, env: Record<string, string> = {})
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, dataDir, ports, prefix, exited, output: () => output };
+  return {
+    child,
+    dataDir,
+    ports,
+    prefix,
+    exited,
+    output: () => output,
+    /** Stops the launcher (if it still runs), waits until none of its processes is left, and deletes its data directory. */
+    async remove() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+      await waitFor(() => processesOf(dataDir).length === 0, 30_000, `npm start's processes gone (${dataDir})`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, expect, test } from 'vitest';
+import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { freePort, portAnswers, startRedis, waitFor } from '@relay/testkit';
 import { launch, processesOf } from './launch.js';
 
@@ -10,26 +10,44 @@ import { launch, processesOf } from './launch.js';
 const redis = await startRedis();
 afterAll(() => redis.close());
 
-test('a start that fails half-way (api port taken) stops everything it started and says why', async () => {
-  const blocker = createServer();
-  const taken = await freePort();
-  await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
-  try {
-    const run = await launch(redis.url, { PORT: String(taken) });
-    expect(await run.exited).not.toBe(0);
-    expect(run.output()).toMatch(/EADDRINUSE|address already in use/);
-    // the simulator, the embedded store and the worker had started: none of them is left
-    await waitFor(() => processesOf(run.dataDir).length === 0, 15_000, 'no process left behind');
-    expect(await portAnswers(run.ports.SIM_PORT)).toBe(false);
-    expect(await portAnswers(run.ports.EMBEDDED_S3_PORT)).toBe(false);
-    expect(existsSync(join(run.dataDir, 'relay.json'))).toBe(false);
-  } finally {
-    blocker.close();
-  }
-}, 90_000);
+/** What binds a port in npm start, the variable that moves it, and who says so (the launcher repeats an app's line). */
+const PORTS = [
+  ['the embedded store', 'EMBEDDED_S3_PORT', ''],
+  ['the simulator', 'SIM_PORT', 'relay: the simulator could not start: '],
+  ['the worker (its metrics)', 'METRICS_PORT', 'relay: the worker could not start: '],
+  ['the api', 'PORT', 'relay: the api could not start: '],
+] as const;
+
+test.each(PORTS)(
+  'a port taken (%s) stops what had started and says which variable to change, in one line',
+  async (_, variable, said) => {
+    const blocker = createServer();
+    const taken = await freePort();
+    await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+    const run = await launch(redis.url, { [variable]: String(taken) });
+    try {
+      expect(await run.exited).toBe(1);
+      const lastLine = run.output().trimEnd().split('\n').at(-1);
+      expect(lastLine).toBe(
+        `${said}cannot listen on 127.0.0.1:${taken}: address already in use ` +
+          `(another relay, or another program, listens there); set ${variable} to a free port (or stop what holds it)`,
+      );
+      expect(run.output()).not.toMatch(/Unhandled 'error' event|\n\s+at /);
+      // whatever had started (the store, the simulator, the worker) is stopped: no process, no port left
+      await waitFor(() => processesOf(run.dataDir).length === 0, 15_000, 'no process left behind');
+      for (const [name, port] of Object.entries(run.ports)) if (name !== variable) expect(await portAnswers(port), name).toBe(false);
+      expect(existsSync(join(run.dataDir, 'relay.json'))).toBe(false);
+    } finally {
+      blocker.close();
+      await run.remove();
+    }
+  },
+  90_000,
+);
 
 test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killing the launcher takes its children down', async () => {
   const run = await launch(redis.url, { ADMIN_TOKEN: '' });
+  onTestFinished(() => run.remove());
   await waitFor(() => run.output().includes('admin token:'), 60_000, 'the banner');
   const token = readFileSync(join(run.dataDir, 'admin-token'), 'utf8').trim();
   expect(run.output()).toContain(`admin token:  ${token}`);

@@ -9,30 +9,37 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => stack?.close());
 
-test('SIGTERM on the api: in-flight waits finish within the grace period, the rest get 202 and their job', async () => {
-  const { key } = await stack.newKey();
-  // the grace period is the one wall-clock part of this behaviour: long enough that the call let
-  // go after the signal finishes well within it, and the call still held after it cannot
-  const api = await stack.spawn('api', { SHUTDOWN_GRACE_MS: '3000' });
+/** An api of its own with this grace period, a call of `key` held at the simulator through it, and the signal sent. */
+async function heldThenSignalled(key: string, graceMs: number) {
+  const api = await stack.spawn('api', { SHUTDOWN_GRACE_MS: String(graceMs) });
   await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
-  await stack.fault({ type: 'hold', api: 'images', times: 2 });
-  const quick = generate(stack, key, undefined, {}, api.ready.url);
+  await stack.fault({ type: 'hold', api: 'images', times: 1 });
+  const answer = generate(stack, key, undefined, {}, api.ready.url);
   await untilSimHolding(stack, 1);
-  const slow = generate(stack, key, undefined, {}, api.ready.url);
-  await untilSimHolding(stack, 2);
-
   const exited = api.stop('SIGTERM');
-  // once the signal is handled, new connections are refused
+  return { api, answer, exited };
+}
+
+test('SIGTERM on the api: new connections are refused, and a wait that ends within the grace period gets its answer', async () => {
+  const { key } = await stack.newKey();
+  // the longest grace period (10 min), 20 times this test's timeout: the wait ends because the call is let go, never by the clock
+  const { api, answer, exited } = await heldThenSignalled(key, 600_000);
   await waitFor(
     async () => (await fetch(`${api.ready.url}/healthz`).catch((error: Error) => error)) instanceof Error,
     10_000,
     'refused connections',
   );
-  // the first call held is let go: its wait ends with the answer, inside the grace period
   expect(await stack.release(1)).toBe(1);
-  expect((await quick).status).toBe(200);
-  // the other is still held when the grace period ends: its caller gets 202 and the job
-  const late = await slow;
+  expect((await answer).status).toBe(200);
+  // its last wait over, the api exits without waiting out the grace period
+  expect(await exited).toBe(0);
+}, 30_000);
+
+test('SIGTERM on the api: a wait still going when the grace period ends gets 202 and its job, which finishes', async () => {
+  const { key } = await stack.newKey();
+  // the call is held until its caller has the 202: the grace period can only end first
+  const { answer, exited } = await heldThenSignalled(key, 200);
+  const late = await answer;
   expect(late.status).toBe(202);
   const job = (await late.json()) as { id: string; status: string };
   expect(job.status).toBe('running');

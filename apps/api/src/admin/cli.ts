@@ -1,28 +1,19 @@
 /**
  * The admin API from a terminal. It talks to ADMIN_URL with ADMIN_TOKEN, or without them to the
- * relay `npm start` runs from this checkout (see cli-target.ts):
- *   npm run admin -- accounts create <name>
- *   npm run admin -- accounts list [search] [--limit n] [--cursor c]
- *   npm run admin -- accounts show <accountId>
- *   npm run admin -- accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
- *   npm run admin -- schedule
- *   npm run admin -- credits add <accountId> <amount in units> [note] [--micro]
- *   npm run admin -- usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
- *   npm run admin -- keys list <accountId>
- *   npm run admin -- keys create <accountId> <name> [--rate-limit <per minute>]
- *   npm run admin -- keys revoke <keyId>
- *   npm run admin -- webhooks add <accountId> <url> [--events job.completed,job.failed] | list <accountId> | remove <id> | deliveries <id>
- *   npm run admin -- channels list | show <id> | add <id> <ark|gemini> <baseUrl> --key-env VAR [options] | set <id> [options] | remove <id>
- * Answers print as tables, or with --json as the API's JSON.
+ * relay `npm start` runs from this checkout (see cli-target.ts). The commands are in `usage`
+ * below (and ADMIN_COMMANDS); answers print as tables, or with --json as the API's JSON.
  */
 import { parseArgs } from 'node:util';
 import { closestMatch } from 'leven';
 import { formatMoney, parseUnits } from '@relay/core/money';
+import { npmCommand, npmRunCommand } from '@relay/core/npm-command';
 import { forPeople } from './cli-output.js';
 import { ADMIN_COMMANDS, type AdminCommand } from './cli-commands.js';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
 
-const usage = `usage: npm run admin -- <command> [options]
+// as the user can type it again where they are (npm --prefix <checkout> from a folder of their own)
+const admin = npmRunCommand('admin');
+const usage = `usage: ${admin} <command> [options]
   accounts create <name>
   accounts list [search] [--limit n] [--cursor c]
   accounts show <accountId>
@@ -87,7 +78,7 @@ const options = {
 
 /** A mistake in the command line: one line that says what is wrong, exit 2. */
 function usageError(message: string): never {
-  console.error(`${message}\nsee: npm run admin -- --help`);
+  console.error(`${message}\nsee: ${admin} --help`);
   process.exit(2);
 }
 
@@ -138,7 +129,9 @@ async function call(method: string, path: string, body?: unknown, intro?: (answe
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
-    console.error(`no relay answers at ${target.url} (from ${target.from}): start one with npm start, or set ADMIN_URL and ADMIN_TOKEN`);
+    console.error(
+      `no relay answers at ${target.url} (from ${target.from}): start one with ${npmCommand()} start, or set ADMIN_URL and ADMIN_TOKEN`,
+    );
     process.exit(1);
   }
   const text = await res.text();

@@ -4,13 +4,8 @@ import type OpenAI from 'openai';
 import type { Batch } from 'openai/resources/batches';
 import { formatMoney } from '@relay/core/money';
 import { openCollector, readState, writeState, type OutputLine } from './collect.js';
+import { duration, hasEnded, progressOf, secondsLeft } from './describe.js';
 import type { RelayTarget } from './target.js';
-
-const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
-
-/** The relay's own field on a batch: what its lines were charged so far and when it should end. */
-export const progressOf = (batch: Batch) =>
-  (batch as Batch & { progress?: { charged: number; estimated_completion_at: number | null } }).progress;
 
 /** The lines finished since `after`, or undefined once the batch has ended (its files hold them all). */
 async function results(target: RelayTarget, batchId: string, after: number) {
@@ -33,7 +28,8 @@ async function fileLines(client: OpenAI, fileId: string | null | undefined): Pro
 
 function progressBar(quiet: boolean) {
   const bar = new SingleBar({
-    format: '{bar} {value}/{total} lines | {failed} failed | {rate}/min | ETA {eta} | charged {charged} | {status}',
+    // {left}, not {eta}: cli-progress fills {eta} itself (NULL, INF) from the bar's own rate
+    format: '{bar} {value}/{total} lines | {failed} failed | {rate}/min | ETA {left} | charged {charged} | {status}',
     hideCursor: true,
     noTTYOutput: !quiet && !process.stderr.isTTY,
     notTTYSchedule: 5_000,
@@ -45,15 +41,12 @@ function progressBar(quiet: boolean) {
       const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
       const done = counts.completed + counts.failed;
       const minutes = batch.in_progress_at ? (Date.now() / 1000 - batch.in_progress_at) / 60 : 0;
-      const progress = progressOf(batch);
-      const eta = progress?.estimated_completion_at
-        ? `${Math.max(0, Math.round(progress.estimated_completion_at - Date.now() / 1000))}s`
-        : '-';
+      const left = secondsLeft(batch, Date.now() / 1000);
       const payload = {
         failed: counts.failed,
         rate: minutes > 0 ? Math.round(done / minutes) : 0,
-        eta,
-        charged: formatMoney(progress?.charged ?? 0),
+        left: left === undefined ? '-' : duration(left),
+        charged: formatMoney(progressOf(batch)?.charged ?? 0),
         status: batch.status,
       };
       if (quiet) return;
@@ -81,7 +74,7 @@ export async function follow(client: OpenAI, target: RelayTarget, batchId: strin
     for (;;) {
       batch = await client.batches.retrieve(batchId);
       bar.show(batch);
-      if (ENDED.has(batch.status)) break;
+      if (hasEnded(batch)) break;
       const page = await results(target, batchId, state.after);
       if (page) {
         for (const line of page.data) await collector.add(line);

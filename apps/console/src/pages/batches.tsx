@@ -7,6 +7,7 @@ import { IdCell, DateCell } from '../components/cells.js';
 import { count, money } from '../components/format.js';
 import { ErrorNote, Loading } from '../components/status.js';
 import { accountPath } from '../layout/nav.js';
+import './batches.css';
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
 const RUNNING = new Set(['validating', 'in_progress']);
@@ -17,7 +18,7 @@ function Progress({ batch }: { batch: AdminBatch }) {
   return (
     <span class="progress-cell">
       <progress value={done} max={Math.max(total, 1)} aria-label={`${batch.id}: ${done} of ${total} lines done`} />
-      <span>
+      <span class="nowrap">
         {count(done)} / {count(total)}
         {failed ? ` (${count(failed)} failed)` : ''}
       </span>
@@ -69,13 +70,16 @@ export function BatchesPage() {
           rowKey={(b) => b.id}
           empty="No batch yet."
           columns={[
-            { label: 'Batch', cell: (b) => <IdCell id={b.id} /> },
+            // the batch and its account in one column: two id columns left no room for the dates at 1280 px
             {
-              label: 'Account',
+              label: 'Batch / account',
               cell: (b) => (
-                <a href={accountPath(b.account_id)}>
-                  <IdCell id={b.account_id} />
-                </a>
+                <span class="batch-cell">
+                  <IdCell id={b.id} />
+                  <a href={accountPath(b.account_id)}>
+                    <IdCell id={b.account_id} />
+                  </a>
+                </span>
               ),
             },
             {

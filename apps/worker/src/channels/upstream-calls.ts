@@ -6,6 +6,7 @@ import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { ImageGeneration } from '../upstreams/ark/images.js';
 import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 import type { WorkerMetrics } from '../metrics.js';
+import { channelCallLevel } from '../log-levels.js';
 import type { ChannelRegistry, LiveChannel } from './registry.js';
 
 export interface UpstreamCallSettings {
@@ -67,7 +68,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
           { channel },
           "the upstream refused the channel's key: the channel is disabled until an operator enables it (PATCH /admin/channels/{id})",
         );
-      } else if (outcome !== 'ok') log.warn({ channel, outcome, state }, 'upstream call failed on a channel');
+      } else if (outcome !== 'ok') log[channelCallLevel(outcome)]({ channel, outcome, state }, 'upstream call failed on a channel');
     },
   });
   const judge = (error: unknown) => verdictOf(error, settings.rateLimit);

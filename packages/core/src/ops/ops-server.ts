@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listenOn } from '../net/listen.js';
 
 /** Named readiness checks, such as { redis: () => ping(), store: () => headBucket() }. */
 export type ReadinessChecks = Record<string, () => Promise<boolean>>;
@@ -14,13 +14,15 @@ export async function runChecks(checks: ReadinessChecks): Promise<{ ok: boolean;
 
 /**
  * /metrics, /healthz and /readyz on a port of their own, for processes that serve nothing
- * else over HTTP (the worker).
+ * else over HTTP (the worker). `variable` names the setting of the port, for the one line said
+ * when it is taken.
  */
 export async function startOpsServer(
   host: string,
   port: number,
   registry: Registry,
   checks: ReadinessChecks,
+  variable = 'METRICS_PORT',
 ): Promise<{ server: Server; url: string }> {
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -35,7 +37,6 @@ export async function startOpsServer(
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"no such route"}}');
     }
   });
-  await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const { port: bound } = server.address() as AddressInfo;
+  const { port: bound } = await listenOn(server, port, host, variable);
   return { server, url: `http://${host}:${bound}` };
 }

@@ -1,8 +1,8 @@
 import { ConfigError } from '../config/env.js';
 
 /**
- * Runs a process entry point: a configuration error prints its list and exits 1 without a
- * stack trace; anything else is a crash with one.
+ * Runs a process entry point: a configuration error (a port taken included) prints its list and
+ * exits 1 without a stack trace, and tells a parent over IPC; anything else is a crash with one.
  */
 export async function runMain(main: () => Promise<void>): Promise<void> {
   try {
@@ -10,7 +10,10 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
-      process.exit(1);
+      // a parent that spawned this process (npm start's launcher) says it again as its own last line
+      if (process.connected) process.send!({ type: 'config-error', message: error.message }, () => process.exit(1));
+      else process.exit(1);
+      return;
     }
     console.error(error);
     process.exit(1);

@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../config/env.js';
+
+/**
+ * A port another program holds: a setting to change, not a crash, so runMain prints this one
+ * line (a ConfigError) instead of Node's "Unhandled 'error' event" stack.
+ */
+export class PortTakenError extends ConfigError {
+  override name = 'PortTakenError';
+  constructor(
+    readonly variable: string,
+    host: string,
+    port: number,
+    reason: string,
+  ) {
+    super(`cannot listen on ${host}:${port}: ${reason}; set ${variable} to a free port (or stop what holds it)`);
+  }
+}
+
+const REASONS: Record<string, string> = {
+  EADDRINUSE: 'address already in use (another relay, or another program, listens there)',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no such address on this machine',
+};
+
+/**
+ * `server.listen(port, host)` that rejects when it cannot listen, naming `variable` (PORT,
+ * METRICS_PORT, SIM_PORT...), instead of leaving the server's 'error' event unhandled.
+ */
+export async function listenOn(server: Server, port: number, host: string, variable: string): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      const reason = error.code && Object.hasOwn(REASONS, error.code) ? REASONS[error.code] : undefined;
+      reject(reason ? new PortTakenError(variable, host, port, reason) : error);
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  return server.address() as AddressInfo;
+}

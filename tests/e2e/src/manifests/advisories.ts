@@ -1,0 +1,31 @@
+import { nameAt, type Lock } from './lockfile.js';
+
+/**
+ * Versions with a known high or critical advisory that no install may bring (back) into the
+ * image: `upTo` is the last affected version, inclusive. `npm audit` does not answer here, so
+ * the ones met in this project's tree are listed by hand, with where they came from.
+ */
+export const DENIED: ReadonlyArray<{ name: string; upTo: string; advisory: string }> = [
+  // through node-av's optional werift 0.23 (WebRTC, unused here); no fixed release of ip exists
+  { name: 'ip', upTo: '2.0.1', advisory: 'GHSA-2p57-rm9w-gvfp (CVE-2024-29415), SSRF: isPublic() misjudges addresses' },
+  // through s3rver 3.x, once the embedded store; dicer has no fixed release
+  { name: 'dicer', upTo: '0.3.1', advisory: 'CVE-2022-24434, denial of service on a crafted multipart body' },
+  { name: 'fast-xml-parser', upTo: '4.2.4', advisory: 'CVE-2023-34104, CVE-2023-26920: denial of service, prototype pollution' },
+];
+
+/** -1, 0 or 1 as `a` is below, at or above `b` (numeric x.y.z; a prerelease counts as its release). */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.split(/[-+]/)[0]!.split('.').map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0) ? -1 : 1;
+  return 0;
+}
+
+/** The installed folders (lockfile paths) that hold a denied version, with its advisory. */
+export function deniedIn(lock: Lock, installed: Iterable<string>): string[] {
+  return [...installed].flatMap((path) => {
+    const version = lock.packages[path]?.version;
+    const denied = DENIED.find((d) => d.name === nameAt(path) && version !== undefined && compareVersions(version, d.upTo) <= 0);
+    return denied ? [`${path}@${version}: ${denied.advisory}`] : [];
+  });
+}
