@@ -42,6 +42,11 @@ export const apiEnvSchema = z.object({
   WAIT_TIMEOUT_MS: envInt(0).default(90_000),
   /** The most a caller may ask for with `Prefer: wait=N`. */
   MAX_WAIT_MS: envInt(0).default(300_000),
+  /**
+   * How often a waiting request looks at its job's state itself: a worker that dies between
+   * finishing a job and telling its waiter leaves that wait to this look, not to its whole budget.
+   */
+  WAIT_RECHECK_MS: envInt(100).default(30_000),
   /** How long an Idempotency-Key is remembered. */
   IDEMPOTENCY_TTL_SECONDS: envInt(60).default(86_400),
   JOB_ATTEMPTS: envInt(1, 20).default(4),

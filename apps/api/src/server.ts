@@ -39,6 +39,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     lifecycle.signal,
     turns,
     (queue, picks) => schedule?.observe(queue, picks),
+    config.WAIT_RECHECK_MS,
   );
   schedule = schedulerMetrics(registry, { images: queues.images.scheduler, speech: queues.speech.scheduler });
   const store = createBlobStore(config);

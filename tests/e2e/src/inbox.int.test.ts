@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { Redis } from 'ioredis';
-import type { AppProcess } from '@relay/testkit';
+import { waitFor, type AppProcess } from '@relay/testkit';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
 let others: AppProcess[];
 beforeAll(async () => {
-  stack = await startStack();
+  // this process's api looks at a waited job's state itself every 300 ms (a lost notice's fallback)
+  stack = await startStack({ api: { WAIT_RECHECK_MS: '300' } });
   others = await Promise.all([stack.spawn('api'), stack.spawn('api')]);
 }, 90_000);
 afterAll(async () => {
@@ -22,17 +23,18 @@ async function inboxNotices(url: string): Promise<Record<string, number>> {
 }
 
 test('a job end reaches only the api process waiting for it: three api processes, one waited, the others hear nothing', async () => {
-  const [waiting, ...idle] = others as [AppProcess, AppProcess];
+  const [waiting, idle] = others as [AppProcess, AppProcess];
+  const urls = [waiting.ready.url!, idle.ready.url!, stack.api.url];
   const { key } = await stack.newKey();
-  const before = await Promise.all([waiting, ...idle].map((api) => inboxNotices(api.ready.url!)));
+  const before = await Promise.all(urls.map(inboxNotices));
   const answers = await Promise.all(
     Array.from({ length: 12 }, (_, i) =>
       postJson(`${waiting.ready.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: `lamp ${i}` }, key),
     ),
   );
   expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
-  const after = await Promise.all([waiting, ...idle].map((api) => inboxNotices(api.ready.url!)));
-  // the waiting process heard of each of its 12 jobs once; the two others of none of them
+  const after = await Promise.all(urls.map(inboxNotices));
+  // the waiting process heard of each of its 12 jobs once; the two others (one of them this test's own) of none of them
   expect(Object.keys(after[0]!).sort()).toEqual(['completed', 'failed', 'partial', 'removed']);
   expect((after[0]!.completed ?? 0) - (before[0]!.completed ?? 0)).toBe(12);
   for (const [i, idleAfter] of after.slice(1).entries()) {
@@ -57,6 +59,33 @@ test("BullMQ's own event stream, which no process reads, is kept to one stream n
     const info = (await redis.xinfo('STREAM', events)) as unknown[];
     expect(Number(info[info.indexOf('entries-added') + 1])).toBeGreaterThan(200);
     expect(await redis.xlen(events)).toBeLessThanOrEqual(100);
+  } finally {
+    redis.disconnect();
+  }
+});
+
+test("a notice lost between a job's end and its telling (a worker dying there) costs the waiter a look at the job, not its budget", async () => {
+  const { key } = await stack.newKey();
+  await stack.fault({ type: 'hold', api: 'images' });
+  // a wait of 300 s: without the look it would end only there
+  const answer = postJson(`${stack.api.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: 'lost' }, key, {
+    Prefer: 'wait=300',
+  });
+  await waitFor(async () => (await stack.simStats()).holding === 1, 10_000, 'the upstream call held');
+  // this process's inbox gone: the worker's notice finds no one to tell (an inbox is never made by a notice)
+  const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
+  const before = await inboxNotices(stack.api.url);
+  try {
+    const [inbox] = await redis.keys(`${stack.env.REDIS_PREFIX}:inbox:${process.pid}-*`);
+    expect(inbox).toBeDefined();
+    await redis.del(inbox!);
+    expect(await stack.release()).toBe(1);
+    const res = await answer;
+    // answered with the image by looking at the job (WAIT_RECHECK_MS)
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Array<{ size: string }> }).data[0]!.size).toBe('2048x2048');
+    expect(await redis.exists(inbox!)).toBe(0);
+    expect((await inboxNotices(stack.api.url)).completed).toBe(before.completed);
   } finally {
     redis.disconnect();
   }

@@ -119,7 +119,7 @@ async function admit<P extends { meta: JobMeta }>(
       await route.guard(budgetMs, lane, caller.accountId);
       const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
       // the wait is registered before the job exists: its end cannot come before anyone listens
-      const wait = route.handle.waits.register(jobId, budgetMs, client, spec.stream?.onPart);
+      const wait = route.handle.waits.register(jobId, Math.min(budgetMs, route.handle.recheckMs), client, spec.stream?.onPart);
       try {
         const job = await deps.life.admit({
           queue: route.queue,
@@ -187,7 +187,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
       spec.stream.begin(res);
     }
     const outcome = wait
-      ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal)
+      ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal, spec.stream?.onPart)
       : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
     if (client.signal.aborted) return;
     // a replay whose first request left before its job started finds that job dropped from the

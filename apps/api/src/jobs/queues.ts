@@ -17,6 +17,8 @@ export interface QueueHandle {
   scheduler: Scheduler;
   /** The api's paced turns: steps of many requests at once take them in order. */
   turns: Turns;
+  /** How often a wait looks at its job's state itself, in case its notice was lost (WAIT_RECHECK_MS). */
+  recheckMs: number;
 }
 
 export type Queues = Record<QueueName, QueueHandle>;
@@ -37,6 +39,7 @@ export async function openQueues(
   turns: Turns,
   /** Told of every job this process hands to the workers (metrics). */
   onDispatched: (queue: QueueName, picks: Dispatched[]) => void = () => {},
+  recheckMs = 30_000,
 ): Promise<Queues> {
   const prefix = bullPrefix(redisPrefix);
   const reader = createRedis(redisUrl, 'patient', 'api-inbox', (err) => log.warn({ err: err.message }, 'inbox connection error'));
@@ -50,7 +53,7 @@ export async function openQueues(
         onDispatched: (picks) => onDispatched(name, picks),
         onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; the workers will dispatch again'),
       });
-      return [name, { queue, inbox, waits: createJobWaits(inbox, stopWaiting, turns), scheduler, turns }] as const;
+      return [name, { queue, inbox, waits: createJobWaits(inbox, stopWaiting, turns), scheduler, turns, recheckMs }] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

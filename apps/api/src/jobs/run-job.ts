@@ -11,15 +11,23 @@ export type Outcome<R> =
 
 /**
  * Waits up to `budgetMs` for a job to finish, or until its client leaves (`client` aborts) or
- * the api stops waiting (shutdown); then answers with the job's outcome as Redis has it.
+ * the api stops waiting (shutdown); then answers with the job's outcome as Redis has it. Every
+ * `recheckMs` it looks at the job's state itself: a notice lost to a worker that died between
+ * finishing the job and telling (or to a Redis restart) costs a look's delay, not the budget.
  */
-export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs: number, client?: AbortSignal): Promise<Outcome<R>> {
+export async function waitForJob<R>(
+  handle: QueueHandle,
+  jobId: string,
+  budgetMs: number,
+  client?: AbortSignal,
+  onPart?: (data: string) => void,
+): Promise<Outcome<R>> {
   const deadline = Date.now() + budgetMs;
   for (;;) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return settledOutcome<R>(handle, jobId);
     // registered before the state is read: a notice between the two still ends the wait
-    const wait = handle.waits.register(jobId, remaining, client);
+    const wait = handle.waits.register(jobId, Math.min(remaining, handle.recheckMs), client, onPart);
     let outcome: Outcome<R>;
     try {
       await handle.inbox.watch(jobId);
@@ -33,15 +41,16 @@ export async function waitForJob<R>(handle: QueueHandle, jobId: string, budgetMs
       return outcome;
     }
     const { end } = await wait.ended;
-    if (end !== 'event') return settledOutcome<R>(handle, jobId);
+    // its end or removal was told, or it is time to look again: either way its state says
+    if (end === 'left' || end === 'stopping') return settledOutcome<R>(handle, jobId);
   }
 }
 
 /**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
  * can have been missed): its end comes with the result or the reason in the notice, answered
- * from the job as it was added, with no read of Redis. Anything else (a removal, the budget,
- * the client leaving) is read from Redis as `waitForJob` does.
+ * from the job as it was added, with no read of Redis. Anything else (a removal, a look at its
+ * state, the budget, the client leaving) goes on as `waitForJob` does.
  */
 export async function waitForAdded<R>(
   handle: QueueHandle,
@@ -49,13 +58,14 @@ export async function waitForAdded<R>(
   wait: ReturnType<QueueHandle['waits']['register']>,
   budgetMs: number,
   client?: AbortSignal,
+  onPart?: (data: string) => void,
 ): Promise<Outcome<R>> {
   const started = Date.now();
   const { end, completed, failed } = await wait.ended;
   if (completed) return { state: 'completed', job, result: completed.returnvalue as R };
   if (failed) return { state: 'failed', job, error: decodeFailure(failed.failedReason) };
-  if (end !== 'event') return settledOutcome<R>(handle, job.id!);
-  return waitForJob<R>(handle, job.id!, Math.max(0, budgetMs - (Date.now() - started)), client);
+  if (end === 'left' || end === 'stopping') return settledOutcome<R>(handle, job.id!);
+  return waitForJob<R>(handle, job.id!, Math.max(0, budgetMs - (Date.now() - started)), client, onPart);
 }
 
 /**
