@@ -8,6 +8,8 @@ export type PerRequest = Array<readonly [command: string, perRequest: number]>;
 export interface CommandCount {
   /** All commands per request, summed. */
   total: number;
+  /** Socket reads Redis made per request (INFO stats total_reads_processed): the round trips, a pipeline being one. */
+  reads?: number;
   per: PerRequest;
   ok: number;
   seconds: number;
@@ -35,15 +37,22 @@ export async function commandsPerRequest(redis: Redis, send: Send, requests: num
   // answers of the warm-up may still be settling (billing, schedule): out of the window
   await sleep(1_500);
   const before = await commandStats(redis);
+  const readsBefore = await socketReads(redis);
   const t0 = Date.now();
   const load = await runLoad(requests, concurrency, send);
   const seconds = (Date.now() - t0) / 1000;
+  const reads = Math.round((((await socketReads(redis)) - readsBefore) / requests) * 10) / 10;
   const after = await commandStats(redis);
   const per = Object.entries(after)
     .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / requests) * 100) / 100] as const)
     .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { total: sum(per), per, ok: load.statuses['200'] ?? 0, seconds };
+  return { total: sum(per), reads, per, ok: load.statuses['200'] ?? 0, seconds };
+}
+
+/** Reads Redis has made from its clients' sockets so far: commands sent together (a pipeline, or in one tick) arrive in one. */
+async function socketReads(redis: Redis): Promise<number> {
+  return Number(/total_reads_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? 0);
 }
 
 /**
@@ -61,11 +70,13 @@ export async function commandsSent(redis: Redis, send: Send, requests = 20): Pro
     sent.set(label, (sent.get(label) ?? 0) + 1);
   });
   try {
+    const readsBefore = await socketReads(redis);
     const t0 = Date.now();
     const load = await runLoad(requests, 1, send);
     const seconds = (Date.now() - t0) / 1000;
+    const reads = Math.round((((await socketReads(redis)) - readsBefore) / requests) * 10) / 10;
     const per = [...sent].sort((a, b) => b[1] - a[1]).map(([cmd, n]) => [cmd, Math.round((n / requests) * 100) / 100] as const);
-    return { total: sum(per), per, ok: load.statuses['200'] ?? 0, seconds };
+    return { total: sum(per), reads, per, ok: load.statuses['200'] ?? 0, seconds };
   } finally {
     monitor.disconnect();
   }

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { repoRoot, type AppProcess } from '@relay/testkit';
-import { relayImage, relaySpeech } from './bodies.js';
+import { post, relayImage, relaySpeech, VENDOR_IMAGE } from './bodies.js';
 import { commandsPerRequest, commandsSent, type CommandCount } from './commandstats.js';
 import { cpuOf, measure, quietMachine, round, TARGETS, type Cell } from './compare.js';
 import { benchKey, relayUnderTest, startBenchStack, type BenchStack } from './stack.js';
+import { startPortkey } from './peer/portkey.js';
 
 const CONCURRENCY = 32;
 const LATENCY_MS = 50;
@@ -61,7 +62,65 @@ async function fleetCell(stack: BenchStack, fleet: Fleet, cellMs: number) {
   }
 }
 
-const summary = (count: CommandCount) => ({ total: count.total, ok: count.ok, top: Object.fromEntries(count.per.slice(0, TOP)) });
+/**
+ * What other api processes pay for one process's requests: four api processes, the whole load
+ * sent to the first. Each of the three others spends only what an idle process does when no
+ * process hears of another's jobs; when every process read every completion, each paid for all.
+ */
+async function crossTalk(stack: BenchStack, cellMs: number) {
+  const worker = await stack.start('worker');
+  const apis: AppProcess[] = [];
+  try {
+    for (let i = 0; i < 4; i++) apis.push(await stack.start('api'));
+    const key = await benchKey(apis[0]!);
+    const send = relayImage(apis[0]!.ready.url!, key);
+    const idle = apis.slice(1).map((_, i) => `idle api ${i + 1}`);
+    const pids = { 'api 1': apis[0]!.child.pid!, ...Object.fromEntries(apis.slice(1).map((api, i) => [idle[i]!, api.child.pid!])) };
+    const cell = await measure({ name: '4 api, load on 1', send: () => send(), pids }, CONCURRENCY, cellMs);
+    return { loaded: cpuOf(cell, ['api 1']), idlePerProcess: round(cpuOf(cell, idle) / idle.length, 3), requests: cell.requests };
+  } finally {
+    await Promise.all([...apis, worker].map((p) => p.stop()));
+  }
+}
+
+/**
+ * The same spread for a pure pass-through: the Portkey gateway as 1 process and as 4, the same
+ * total load. Spreading a load over more processes costs each request more by itself (fewer
+ * requests share each wake-up of a process's event loop); this is that cost with no relay in it.
+ */
+async function peerSpread(stack: BenchStack, cellMs: number) {
+  const sim = stack.sim.ready.url!;
+  const cells = [];
+  for (const processes of [1, 4]) {
+    const peers = await Promise.all(Array.from({ length: processes }, () => startPortkey()));
+    try {
+      const sends = peers.map((peer) =>
+        post(`${peer.url}/v1/proxy/images/generations`, VENDOR_IMAGE, {
+          ...peer.headers(`${sim}/api/v3`),
+          authorization: 'Bearer sim-key',
+        }),
+      );
+      const names = peers.map((_, i) => `portkey ${i + 1}`);
+      const pids = Object.fromEntries(peers.map((peer, i) => [names[i]!, peer.pid]));
+      const cell = await measure(
+        { name: `portkey x${processes}`, send: (caller) => sends[caller % sends.length]!(), pids },
+        CONCURRENCY,
+        cellMs,
+      );
+      cells.push({ processes, 'req/s': cell.perSecond, 'CPU ms/req': cpuOf(cell, names) });
+    } finally {
+      await Promise.all(peers.map((peer) => peer.stop()));
+    }
+  }
+  return { cells, ratio: round(cells[1]!['CPU ms/req'] / Math.max(0.01, cells[0]!['CPU ms/req']), 2) };
+}
+
+const summary = (count: CommandCount) => ({
+  total: count.total,
+  reads: count.reads,
+  ok: count.ok,
+  top: Object.fromEntries(count.per.slice(0, TOP)),
+});
 
 /** Redis commands per image and speech request, one api process and one worker. */
 async function redisCommands(stack: BenchStack, requests: number) {
@@ -99,6 +158,8 @@ export async function scaleOut(stack: BenchStack, options: ScaleOutOptions) {
   const loadAtStart: Record<string, number> = { 'api processes': await quietMachine() };
   const one = await fleetCell(stack, { apis: 1, workers: 1 }, options.cellMs);
   const fourApis = await fleetCell(stack, { apis: 4, workers: 1 }, options.cellMs);
+  const talk = await crossTalk(stack, options.cellMs);
+  const peer = await peerSpread(stack, options.cellMs);
   loadAtStart.workers = await quietMachine();
   // the 1 api, 1 worker cell is the baseline of both comparisons
   const threeWorkers = await fleetCell(stack, { apis: 1, workers: 3 }, options.cellMs);
@@ -112,6 +173,8 @@ export async function scaleOut(stack: BenchStack, options: ScaleOutOptions) {
     loadAtStart,
     apiProcesses: [one.row, fourApis.row],
     apiCpuRatio: ratio(fourApis.row['api CPU ms/req'], one.row['api CPU ms/req']),
+    crossTalk: talk,
+    peerSpread: peer,
     workers: [one.row, threeWorkers.row],
     workerCpuRatio: ratio(threeWorkers.row['worker CPU ms/req'], one.row['worker CPU ms/req']),
     workerPerSecondRatio: ratio(threeWorkers.row['req/s'], one.row['req/s']),
@@ -134,6 +197,14 @@ export function printScaleOut(report: ScaleOutReport): void {
   console.log(
     `api CPU per request, 4 processes / 1: ${report.apiCpuRatio} (target <= ${TARGETS.apiScaleOut}): what each added api process costs the fleet per request; 1.0 is flat`,
   );
+  console.log(
+    `4 api processes, the whole load on one: ${report.crossTalk.loaded} ms per request in it, ${report.crossTalk.idlePerProcess} ms per request in each of the 3 others (what a process pays for requests it does not serve; 0 is flat)`,
+  );
+  console.log(
+    'a pass-through spread the same way (Portkey, 1 process and 4, the same total load): what spreading costs with no relay in it',
+  );
+  console.table(report.peerSpread.cells);
+  console.log(`Portkey CPU per request, 4 processes / 1: ${report.peerSpread.ratio}`);
   console.log('workers: the same load on one api process, jobs taken by 1 worker, then by 3');
   console.table(report.workers);
   console.log(
@@ -141,7 +212,7 @@ export function printScaleOut(report: ScaleOutReport): void {
   );
   for (const [door, { ran, sent }] of Object.entries(report.redisCommands)) {
     console.log(
-      `${door}: ${ran.total} Redis commands per request (every command Redis ran, scripts' own and periodic work in the window included; ${ran.ok} answered 200); ${sent.total} of them sent by the relay's processes (c=1); the top ${TOP} of each:`,
+      `${door}: ${ran.total} Redis commands per request (every command Redis ran, scripts' own and periodic work in the window included; ${ran.ok} answered 200); ${sent.total} of them sent by the relay's processes (c=1); round trips (socket reads Redis made) per request: ${sent.reads} at c=1, ${ran.reads} at c=16; the top ${TOP} of each:`,
     );
     const ranTop = Object.entries(ran.top);
     const sentTop = Object.entries(sent.top);
