@@ -90,6 +90,12 @@ describe('manifests', () => {
     expect(engines.filter(([, range]) => Number(/\d+/.exec(range!)?.[0]) < 22 || !range!.startsWith('>='))).toEqual([]);
   });
 
+  test('every npm script that runs TypeScript through tsx loads .lua imports as text (any workspace may import one)', () => {
+    const scripts = Object.entries(all[0]!.manifest.scripts ?? {}).filter(([, command]) => /\btsx\b/.test(command));
+    expect(scripts.length).toBeGreaterThan(5);
+    expect(scripts.filter(([, command]) => !command.includes('--import ./scripts/lua-as-text.mjs')).map(([name]) => name)).toEqual([]);
+  });
+
   test('every install script in the lockfile is reviewed in allowScripts (npm 12 skips unreviewed ones; npm 11 warns at each install)', () => {
     const reviewed = all[0]!.manifest.allowScripts ?? {};
     const withScripts = Object.entries(readLock().packages).filter(([, entry]) => entry.hasInstallScript);

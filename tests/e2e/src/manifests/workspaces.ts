@@ -11,6 +11,7 @@ export interface Manifest {
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   workspaces?: string[];
+  scripts?: Record<string, string>;
   /** npm's review of dependencies' install scripts (root only): true runs them, false skips them. */
   allowScripts?: Record<string, boolean>;
 }
