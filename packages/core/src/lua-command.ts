@@ -105,29 +105,20 @@ export async function runStep<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
 export type StepOutcome<T> = { ok: true; value: T } | { ok: false; error: Error };
 
 /**
- * Sends the steps in one round trip (a pipeline, not a transaction: each runs on its own, in
- * order) and gives each outcome back, so a caller can undo what ran when a later step failed.
- * On a cluster every step's keys must share one slot (the relay's keys share the prefix's hash tag).
+ * Sends the steps back to back, without waiting for one reply before the next (so they share
+ * the round trip, as a pipeline would; ioredis' own Pipeline copies every script defined on the
+ * connection, BullMQ's included, into each one), and gives each outcome back, so a caller can undo
+ * what ran when a later step failed. Not a transaction: each runs on its own, in order. On a
+ * cluster every step's keys must share one slot (the relay's keys share the prefix's hash tag).
  */
 export async function runSteps<const S extends readonly Step<unknown>[]>(
   redis: ScriptHost,
   steps: S,
 ): Promise<{ -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> }> {
-  for (const s of steps) define(redis, s.command, s.lua, s.numberOfKeys);
-  const pipeline = redis.pipeline() as unknown as Record<string, (...argv: readonly Value[]) => unknown> & {
-    exec(): Promise<Array<[Error | null, unknown]> | null>;
-  };
-  for (const s of steps) pipeline[s.command]!(...s.argv);
-  const replies = (await pipeline.exec()) ?? [];
-  return steps.map((s, i): StepOutcome<unknown> => {
-    const [error, raw] = replies[i] ?? [new Error('no reply'), undefined];
-    if (error) return { ok: false, error };
-    try {
-      return { ok: true, value: s.parse(raw) };
-    } catch (parseError) {
-      return { ok: false, error: parseError as Error };
-    }
-  }) as { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
+  const settled = await Promise.allSettled(steps.map((step) => runStep(redis, step)));
+  return settled.map((outcome): StepOutcome<unknown> =>
+    outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as Error },
+  ) as { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
 }
 
 /** The value of a step that must have worked: its error thrown otherwise. */

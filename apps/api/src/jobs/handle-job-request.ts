@@ -12,7 +12,7 @@ import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
-import { waitForAdded, waitForJob } from './run-job.js';
+import { nextLook, waitForAdded, waitForJob } from './run-job.js';
 import type { PartStream } from './stream-answer.js';
 
 export interface JobRequestDeps {
@@ -119,7 +119,7 @@ async function admit<P extends { meta: JobMeta }>(
       await route.guard(budgetMs, lane, caller.accountId);
       const reservation = { ...spec.reservation, jobId, accountId: caller.accountId, keyId: caller.keyId };
       // the wait is registered before the job exists: its end cannot come before anyone listens
-      const wait = route.handle.waits.register(jobId, Math.min(budgetMs, route.handle.recheckMs), client, spec.stream?.onPart);
+      const wait = route.handle.waits.register(jobId, nextLook(route.handle, budgetMs), client, spec.stream?.onPart);
       try {
         const job = await deps.life.admit({
           queue: route.queue,

@@ -27,7 +27,7 @@ export async function waitForJob<R>(
     const remaining = deadline - Date.now();
     if (remaining <= 0) return settledOutcome<R>(handle, jobId);
     // registered before the state is read: a notice between the two still ends the wait
-    const wait = handle.waits.register(jobId, Math.min(remaining, handle.recheckMs), client, onPart);
+    const wait = handle.waits.register(jobId, nextLook(handle, remaining), client, onPart);
     let outcome: Outcome<R>;
     try {
       await handle.inbox.watch(jobId);
@@ -47,25 +47,45 @@ export async function waitForJob<R>(
 }
 
 /**
+ * How long a wait goes before it looks at its job's state itself (WAIT_RECHECK_MS, up to half as
+ * long again at random: thousands of waits that began together do not all look at once).
+ */
+export const nextLook = (handle: QueueHandle, remainingMs: number) =>
+  Math.max(0, Math.min(remainingMs, Math.round(handle.recheckMs * (1 + Math.random() / 2))));
+
+/** States in which a job has not ended yet (BullMQ's). */
+const UNDER_WAY = new Set(['waiting', 'wait', 'delayed', 'prioritized', 'active', 'waiting-children']);
+
+/**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
  * can have been missed): its end comes with the result or the reason in the notice, answered
- * from the job as it was added, with no read of Redis. Anything else (a removal, a look at its
- * state, the budget, the client leaving) goes on as `waitForJob` does.
+ * from the job as it was added, with no read of Redis. A look at its state (WAIT_RECHECK_MS)
+ * costs one read; the job ended without its notice reaching here, or anything else (a removal,
+ * the budget, the client leaving), is answered from Redis as `waitForJob` does.
  */
 export async function waitForAdded<R>(
   handle: QueueHandle,
   job: Job,
-  wait: ReturnType<QueueHandle['waits']['register']>,
+  first: ReturnType<QueueHandle['waits']['register']>,
   budgetMs: number,
   client?: AbortSignal,
   onPart?: (data: string) => void,
 ): Promise<Outcome<R>> {
-  const started = Date.now();
-  const { end, completed, failed } = await wait.ended;
-  if (completed) return { state: 'completed', job, result: completed.returnvalue as R };
-  if (failed) return { state: 'failed', job, error: decodeFailure(failed.failedReason) };
-  if (end === 'left' || end === 'stopping') return settledOutcome<R>(handle, job.id!);
-  return waitForJob<R>(handle, job.id!, Math.max(0, budgetMs - (Date.now() - started)), client, onPart);
+  const deadline = Date.now() + budgetMs;
+  for (let wait = first; ;) {
+    const { end, completed, failed } = await wait.ended;
+    if (completed) return { state: 'completed', job, result: completed.returnvalue as R };
+    if (failed) return { state: 'failed', job, error: decodeFailure(failed.failedReason) };
+    const remaining = deadline - Date.now();
+    if (end === 'event') return waitForJob<R>(handle, job.id!, Math.max(0, remaining), client, onPart); // removed
+    if (end !== 'timeout' || remaining <= 0) return settledOutcome<R>(handle, job.id!);
+    // registered before the look: a notice between the two still ends the next wait
+    wait = handle.waits.register(job.id!, nextLook(handle, remaining), client, onPart);
+    if (!UNDER_WAY.has(await handle.queue.getJobState(job.id!))) {
+      wait.cancel();
+      return settledOutcome<R>(handle, job.id!);
+    }
+  }
 }
 
 /**
