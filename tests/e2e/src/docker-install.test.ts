@@ -74,11 +74,25 @@ test('the deny-list check finds a denied version wherever it is nested, and pass
       'node_modules/werift/node_modules/ip': { version: '2.0.1' },
       'node_modules/ip': { version: '2.0.2' },
       'node_modules/dicer': { version: '0.3.0' },
-      'node_modules/fast-xml-parser': { version: '4.5.0' },
+      'node_modules/fast-xml-parser': { version: '5.12.1' },
+      'node_modules/s3rver/node_modules/fast-xml-parser': { version: '5.3.4' },
+      'node_modules/koa': { version: '3.1.2' },
     },
   };
   expect(deniedIn(planted, Object.keys(planted.packages))).toEqual([
     expect.stringMatching(/^node_modules\/werift\/node_modules\/ip@2\.0\.1: GHSA-2p57-rm9w-gvfp/),
     expect.stringMatching(/^node_modules\/dicer@0\.3\.0: CVE-2022-24434/),
+    expect.stringMatching(/^node_modules\/s3rver\/node_modules\/fast-xml-parser@5\.3\.4: CVE-2026-25128/),
   ]);
+});
+
+test('the production tree (every package of the lockfile a production install brings, npm start included) holds no denied version', () => {
+  const production = Object.entries(lock.packages).filter(([path, entry]) => path.includes('node_modules/') && !entry.dev);
+  expect(production.length).toBeGreaterThan(200);
+  expect(
+    deniedIn(
+      lock,
+      production.map(([path]) => path),
+    ),
+  ).toEqual([]);
 });
