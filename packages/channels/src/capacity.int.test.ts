@@ -1,36 +1,12 @@
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
-import { startRedis, uniqueName } from '@relay/testkit';
+import { expect, test } from 'vitest';
 import { pickScript } from './commands.js';
-import { createChannelRouter, type ChannelRouter } from './router.js';
+import { createChannelRouter } from './router.js';
 import { channelKeys } from './keys.js';
-import { breaker, channel, judge, own, Upstream, redisTime } from './router-fixture.js';
+import { breaker, channel, routerHarness, judge, own, Upstream } from './router-fixture.js';
 
 /** The router's capacity: group leases across workers, leases given back or lapsing, per-minute spacing. */
-const handle = await startRedis();
-const redis = new Redis(handle.url);
-/** A connection for subscribing: no ready check (its INFO would arrive after the SUBSCRIBE). */
-const subscriberConnection = () => new Redis(handle.url, { enableReadyCheck: false });
-afterAll(async () => {
-  redis.disconnect();
-  await handle.close();
-});
-/** A prefix and a router of its own for each test. */
-const current = {} as { prefix: string; router: ChannelRouter; subscriber: Redis };
-beforeEach(() => {
-  current.prefix = uniqueName('ch');
-  current.subscriber = subscriberConnection();
-  current.router = createChannelRouter({
-    redis,
-    subscriber: current.subscriber,
-    prefix: current.prefix,
-    leaseMs: 2_000,
-    breaker,
-    shortWaitMs: 100,
-  });
-});
-afterEach(() => current.subscriber.disconnect());
-const redisNow = () => redisTime(redis);
+const { handle, redis, current, subscriberConnection, redisNow } = await routerHarness();
 
 test('two workers, two channels of one capacity group: never more than the group allows at once, every call runs', async () => {
   const [otherRedis, otherSubscriber] = [new Redis(handle.url), subscriberConnection()];

@@ -1,5 +1,7 @@
-import type { Redis } from 'ioredis';
-import type { Candidate, Verdict } from './router.js';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeEach } from 'vitest';
+import { startRedis, uniqueName } from '@relay/testkit';
+import { createChannelRouter, type Candidate, type ChannelRouter, type Verdict } from './router.js';
 
 /** What the router's tests (router.int.test.ts, capacity.int.test.ts) share. */
 
@@ -19,4 +21,34 @@ export const fail: Verdict = { outcome: 'fail', failover: true };
 export async function redisTime(redis: Redis): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/**
+ * The router tests' Redis and, for each test, a prefix and a router of their own (registered as
+ * the calling file's hooks). `current` is filled before each test.
+ */
+export async function routerHarness() {
+  const handle = await startRedis();
+  const redis = new Redis(handle.url);
+  /** A connection for subscribing: no ready check (its INFO would arrive after the SUBSCRIBE). */
+  const subscriberConnection = () => new Redis(handle.url, { enableReadyCheck: false });
+  afterAll(async () => {
+    redis.disconnect();
+    await handle.close();
+  });
+  const current = {} as { prefix: string; router: ChannelRouter; subscriber: Redis };
+  beforeEach(() => {
+    current.prefix = uniqueName('ch');
+    current.subscriber = subscriberConnection();
+    current.router = createChannelRouter({
+      redis,
+      subscriber: current.subscriber,
+      prefix: current.prefix,
+      leaseMs: 2_000,
+      breaker,
+      shortWaitMs: 100,
+    });
+  });
+  afterEach(() => current.subscriber.disconnect());
+  return { handle, redis, current, subscriberConnection, redisNow: () => redisTime(redis) };
 }

@@ -1,37 +1,12 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeEach, expect, test } from 'vitest';
-import { startRedis, uniqueName } from '@relay/testkit';
-import { ChannelsCooling, createChannelRouter, type ChannelRouter } from './router.js';
+import { expect, test } from 'vitest';
+import { ChannelsCooling, createChannelRouter } from './router.js';
 import { channelKeys } from './keys.js';
 import { createChannelStore } from './store.js';
 import { readHealth } from './view.js';
-import { breaker, channel, fail, judge, Upstream, redisTime } from './router-fixture.js';
+import { breaker, channel, routerHarness, fail, judge, Upstream } from './router-fixture.js';
 
 /** Routing among channels: weights, failover, breakers, 429 pauses, refused keys (capacity: capacity.int.test.ts). */
-const handle = await startRedis();
-const redis = new Redis(handle.url);
-/** A connection for subscribing: no ready check (its INFO would arrive after the SUBSCRIBE). */
-const subscriberConnection = () => new Redis(handle.url, { enableReadyCheck: false });
-afterAll(async () => {
-  redis.disconnect();
-  await handle.close();
-});
-/** A prefix and a router of its own for each test. */
-const current = {} as { prefix: string; router: ChannelRouter; subscriber: Redis };
-beforeEach(() => {
-  current.prefix = uniqueName('ch');
-  current.subscriber = subscriberConnection();
-  current.router = createChannelRouter({
-    redis,
-    subscriber: current.subscriber,
-    prefix: current.prefix,
-    leaseMs: 2_000,
-    breaker,
-    shortWaitMs: 100,
-  });
-});
-afterEach(() => current.subscriber.disconnect());
-const redisNow = () => redisTime(redis);
+const { redis, current, redisNow } = await routerHarness();
 
 test('traffic is split by weight among healthy channels of the best tier', async () => {
   const seen: Record<string, number> = { a: 0, b: 0, backup: 0 };
