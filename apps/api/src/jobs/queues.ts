@@ -9,6 +9,8 @@ import type { Turns } from '../http/pace.js';
 
 export interface QueueHandle {
   queue: Queue;
+  /** The queue's own connection (the fail-fast producer), for reads BullMQ has no call for. */
+  redis: Redis;
   /** This process's inbox: the ends of the jobs it waits for, and only those. */
   inbox: Inbox;
   /** The requests waiting on this queue's jobs, behind one inbox listener. */
@@ -53,7 +55,10 @@ export async function openQueues(
         onDispatched: (picks) => onDispatched(name, picks),
         onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; the workers will dispatch again'),
       });
-      return [name, { queue, inbox, waits: createJobWaits(inbox, stopWaiting, turns), scheduler, turns, recheckMs }] as const;
+      return [
+        name,
+        { queue, redis: producer, inbox, waits: createJobWaits(inbox, stopWaiting, turns), scheduler, turns, recheckMs },
+      ] as const;
     }),
   );
   return Object.fromEntries(entries) as Queues;

@@ -53,8 +53,15 @@ export async function waitForJob<R>(
 export const nextLook = (handle: QueueHandle, remainingMs: number) =>
   Math.max(0, Math.min(remainingMs, Math.round(handle.recheckMs * (1 + Math.random() / 2))));
 
-/** States in which a job has not ended yet (BullMQ's). */
-const UNDER_WAY = new Set(['waiting', 'wait', 'delayed', 'prioritized', 'active', 'waiting-children']);
+/**
+ * Whether a job is still under way, in one read of its hash: BullMQ stamps `finishedOn` when it
+ * completes or fails for good, and a removed job has no hash (no `timestamp`). Cheaper than its
+ * state script, for thousands of waits that look at once.
+ */
+async function underWay(handle: QueueHandle, job: Job): Promise<boolean> {
+  const [timestamp, finishedOn] = await handle.redis.hmget(`${job.queueQualifiedName}:${job.id}`, 'timestamp', 'finishedOn');
+  return timestamp !== null && finishedOn === null;
+}
 
 /**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
@@ -81,7 +88,7 @@ export async function waitForAdded<R>(
     if (end !== 'timeout' || remaining <= 0) return settledOutcome<R>(handle, job.id!);
     // registered before the look: a notice between the two still ends the next wait
     wait = handle.waits.register(job.id!, nextLook(handle, remaining), client, onPart);
-    if (!UNDER_WAY.has(await handle.queue.getJobState(job.id!))) {
+    if (!(await underWay(handle, job))) {
       wait.cancel();
       return settledOutcome<R>(handle, job.id!);
     }
