@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { pickScript } from './commands.js';
 import { createChannelRouter } from './router.js';
 import { channelKeys } from './keys.js';
-import { breaker, channel, routerHarness, judge, own, Upstream } from './router-fixture.js';
+import { breaker, channel, routerHarness, judge, own, Upstream } from './router.test-support.js';
 
 /** The router's capacity: group leases across workers, leases given back or lapsing, per-minute spacing. */
 const { handle, redis, current, subscriberConnection, redisNow } = await routerHarness();

@@ -3,7 +3,7 @@ import { ChannelsCooling, createChannelRouter } from './router.js';
 import { channelKeys } from './keys.js';
 import { createChannelStore } from './store.js';
 import { readHealth } from './view.js';
-import { breaker, channel, routerHarness, fail, judge, Upstream } from './router-fixture.js';
+import { breaker, channel, routerHarness, fail, judge, Upstream } from './router.test-support.js';
 
 /** Routing among channels: weights, failover, breakers, 429 pauses, refused keys (capacity: capacity.int.test.ts). */
 const { redis, current, redisNow } = await routerHarness();

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '@relay/testkit';
 import { describe, expect, test } from 'vitest';
 import { nameAt, readLock } from './manifests/lockfile.js';
 import { isBuildOnly, isTestOnly, TEST_TOOLS, USED_WITHOUT_IMPORT } from './manifests/roles.js';
@@ -8,7 +11,8 @@ import { importsByFile, workspaces, type Workspace } from './manifests/workspace
  * `dependencies` (the Docker image installs those), what only tests need in `devDependencies`.
  */
 const all = workspaces();
-const isTestFile = (file: string) => /\.test\.tsx?$/.test(file);
+/** A test, or what only tests share (`*.test-support.ts`: hooks, a harness) beside the code they test. */
+const isTestFile = (file: string) => /\.test(?:-support)?\.tsx?$/.test(file);
 const declared = (ws: Workspace) =>
   new Set(Object.keys({ ...ws.manifest.dependencies, ...ws.manifest.devDependencies, ...ws.manifest.peerDependencies }));
 const runtime = (ws: Workspace) => new Set(Object.keys(ws.manifest.dependencies ?? {}));
@@ -39,6 +43,17 @@ describe('imports', () => {
         ),
     );
     expect(misplaced).toEqual([]);
+  });
+
+  test('product code never imports a test-support file (which may import test packages)', () => {
+    const product = all.filter((ws) => ws.dir && !isTestOnly(ws.dir) && !isBuildOnly(ws.dir));
+    const leaks = product.flatMap((ws) =>
+      [...importsOf(ws).keys()]
+        .filter((file) => !isTestFile(file) && /['"][^'"\n]*\.test-support\.js['"]/.test(readFileSync(join(repoRoot, file), 'utf8')))
+        .map((file) => `${file} imports a test-support file`),
+    );
+    expect(product.length).toBeGreaterThan(0);
+    expect(leaks).toEqual([]);
   });
 
   test('no runtime dependency is left unused', () => {
