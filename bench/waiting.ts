@@ -20,17 +20,23 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
     const key = await benchKey(api);
     const rssMiB = () => rssOf(api.child.pid!);
     let workerPeak = rssOf(worker.child.pid!);
-    const lagMs = async () =>
-      Number(
-        /^nodejs_eventloop_lag_p99_seconds\S* (\S+)$/m.exec(await (await fetch(`${api.ready.url}/metrics`)).text())?.[1] ?? Number.NaN,
-      ) * 1000;
+    // the event loop's p99 and where the memory is (JS heap, buffers outside it), from the api's own metrics
+    const fromMetrics = async () => {
+      const text = await (await fetch(`${api.ready.url}/metrics`)).text();
+      const metric = (name: string) => Number(new RegExp(`^${name}\\S* (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+      return {
+        lagP99Ms: round(metric('nodejs_eventloop_lag_p99_seconds') * 1000),
+        heapMiB: round(metric('nodejs_heap_size_used_bytes') / 2 ** 20),
+        externalMiB: round(metric('nodejs_external_memory_bytes') / 2 ** 20),
+      };
+    };
     const idleRss = rssMiB();
     let waiting = 0;
     let arrived = 0;
-    const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number }> = [];
+    const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number; heapMiB: number; externalMiB: number }> = [];
     const sampler = setInterval(() => {
       workerPeak = Math.max(workerPeak, rssOf(worker.child.pid!));
-      void lagMs().then((lag) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), lagP99Ms: round(lag) }));
+      void fromMetrics().then((read) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), ...read }));
     }, 1_000);
     const send = post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}`, prefer: 'wait=600' });
     const scale = await runLoad(requests, requests, async () => {
@@ -46,6 +52,7 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
     const arriving = samples.filter((s) => s.arrived < requests || s.waiting >= requests * 0.9);
     const ok = scale.statuses['200'] ?? 0;
     const whileWaiting = Math.max(...arriving.map((s) => s.rssMiB));
+    const atPeak = arriving.find((s) => s.rssMiB === whileWaiting);
     const lagWhileArriving = arriving.length ? Math.max(...arriving.map((s) => s.lagP99Ms)) : null;
     return {
       requests,
@@ -55,6 +62,8 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
       firstErrors: scale.firstErrors,
       // while (nearly) all of them wait, and over the whole run (answers going out included)
       apiRssMiB: { idle: round(idleRss), whileWaiting, peak: Math.max(...samples.map((s) => s.rssMiB)) },
+      // of the RSS while they wait: the JS heap in use and the memory outside it (buffers)
+      apiAtPeakMiB: atPeak && { heapUsed: atPeak.heapMiB, external: atPeak.externalMiB },
       workerRssMiBPeak: round(workerPeak),
       workerConcurrency,
       eventLoopLagP99Ms: { whileArriving: lagWhileArriving, overall: Math.max(...samples.map((s) => s.lagP99Ms)) },
