@@ -31,6 +31,7 @@ import { createDepthGuard } from './jobs/depth-guard.js';
 import type { JobRequestDeps } from './jobs/handle-job-request.js';
 import type { DoorDeps } from './doors/door-routes.js';
 import { createIdempotency } from './jobs/idempotency.js';
+import { ADMISSIONS_IN_FLIGHT, createAdmissionGate } from './jobs/admission-gate.js';
 import type { Lifecycle } from './jobs/lifecycle.js';
 import type { Queues } from './jobs/queues.js';
 import { createAnswerCache } from './jobs/answer-cache.js';
@@ -126,6 +127,7 @@ export function createApp(deps: ApiDeps) {
     life: deps.life,
     store: deps.store,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
+    gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
     log,

@@ -6,6 +6,7 @@ import type { Reservation } from '@relay/billing';
 import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName } from '@relay/jobs';
 import type { JobLife } from '@relay/life';
 import type { Dialect } from '../http/dialects.js';
+import type { AdmissionGate } from './admission-gate.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
 import { answer, jobLink, type Presenter } from './answer.js';
 import type { DepthGuard } from './depth-guard.js';
@@ -21,6 +22,8 @@ export interface JobRequestDeps {
   /** Where stored answers (files) are read from. */
   store: BlobStore;
   idempotency: Idempotency;
+  /** This process's admissions in flight, bounded: a burst is admitted in order, not all at once. */
+  gate: AdmissionGate;
   lifecycle: Lifecycle;
   wait: { defaultMs: number; maxMs: number };
   log: Logger;
@@ -121,19 +124,22 @@ async function admit<P extends { meta: JobMeta }>(
       // the wait is registered before the job exists: its end cannot come before anyone listens
       const wait = route.handle.waits.register(jobId, nextLook(route.handle, budgetMs), client, spec.stream?.onPart);
       try {
-        const job = await deps.life.admit({
-          queue: route.queue,
-          name: route.jobName,
-          reservation,
-          lane,
-          cost: spec.cost,
-          prepare: () => spec.prepare(jobId),
-          // its end is told to this process's inbox, and to no other; nobody waits for an async job
-          meta: budgetMs > 0 ? { inbox: route.handle.inbox.key } : {},
-          // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
-          // of requests during a burst, and unpaced their next steps run back to back
-          pace: () => route.handle.turns.next(),
-        });
+        const job = await deps.gate.admit(client, () =>
+          deps.life.admit({
+            queue: route.queue,
+            name: route.jobName,
+            reservation,
+            lane,
+            cost: spec.cost,
+            // input images are fetched and stored without holding a place at the gate
+            prepare: () => deps.gate.outside(() => spec.prepare(jobId)),
+            // its end is told to this process's inbox, and to no other; nobody waits for an async job
+            meta: budgetMs > 0 ? { inbox: route.handle.inbox.key } : {},
+            // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
+            // of requests during a burst, and unpaced their next steps run back to back
+            pace: () => route.handle.turns.next(),
+          }),
+        );
         return { job, fresh: true, wait };
       } catch (error) {
         wait.cancel();
@@ -219,19 +225,18 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
  */
 function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, route: JobRoute, idemKey: string | undefined) {
   const accountId = res.locals.caller!.accountId;
-  left.addEventListener(
-    'abort',
-    () =>
-      void deps.life
-        .cancel(route.queue, job, {
-          beforeRemoval: idemKey ? () => deps.idempotency.forget(accountId, idemKey, job.id!) : undefined,
-          // only a replay of the same Idempotency-Key can be waiting for it elsewhere
-          tellWaiters: idemKey !== undefined,
-        })
-        .then((cancelled) => {
-          if (cancelled) deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
-        })
-        .catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job')),
-    { once: true },
-  );
+  const cancel = () =>
+    void deps.life
+      .cancel(route.queue, job, {
+        beforeRemoval: idemKey ? () => deps.idempotency.forget(accountId, idemKey, job.id!) : undefined,
+        // only a replay of the same Idempotency-Key can be waiting for it elsewhere
+        tellWaiters: idemKey !== undefined,
+      })
+      .then((cancelled) => {
+        if (cancelled) deps.log.info({ jobId: job.id, requestId: res.locals.requestId }, 'client left before the job started: cancelled');
+      })
+      .catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel an abandoned job'));
+  // a client that left while its job was being admitted fired its abort before anyone listened
+  if (left.aborted) cancel();
+  else left.addEventListener('abort', cancel, { once: true });
 }
