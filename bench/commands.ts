@@ -21,7 +21,7 @@ try {
     console.table(Object.fromEntries(sent.per));
     const ran = await commandsPerRequest(redis, send, N, 16);
     console.log(
-      `${name}: ${ran.total.toFixed(1)} commands per request (${ran.seconds.toFixed(1)} s, ${ran.ok}/${N} answered 200, periodic work included)`,
+      `${name}: ${ran.total.toFixed(1)} commands per request (${ran.seconds.toFixed(1)} s, ${ran.ok}/${N} answered 200, periodic work included); ${ran.bytes?.toRedis} bytes to Redis and ${ran.bytes?.fromRedis} back per request`,
     );
     console.table(Object.fromEntries(ran.per));
   }

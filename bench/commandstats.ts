@@ -10,6 +10,8 @@ export interface CommandCount {
   total: number;
   /** Socket reads Redis made per request (INFO stats total_reads_processed): the round trips, a pipeline being one. */
   reads?: number;
+  /** Bytes the clients sent Redis and Redis sent back, per request (INFO stats total_net_*_bytes). */
+  bytes?: { toRedis: number; fromRedis: number };
   per: PerRequest;
   ok: number;
   seconds: number;
@@ -38,16 +40,29 @@ export async function commandsPerRequest(redis: Redis, send: Send, requests: num
   await sleep(1_500);
   const before = await commandStats(redis);
   const readsBefore = await socketReads(redis);
+  const bytesBefore = await netBytes(redis);
   const t0 = Date.now();
   const load = await runLoad(requests, concurrency, send);
   const seconds = (Date.now() - t0) / 1000;
   const reads = Math.round((((await socketReads(redis)) - readsBefore) / requests) * 10) / 10;
+  const bytesAfter = await netBytes(redis);
+  const bytes = {
+    toRedis: Math.round((bytesAfter.in - bytesBefore.in) / requests),
+    fromRedis: Math.round((bytesAfter.out - bytesBefore.out) / requests),
+  };
   const after = await commandStats(redis);
   const per = Object.entries(after)
     .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / requests) * 100) / 100] as const)
     .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { total: sum(per), reads, per, ok: load.statuses['200'] ?? 0, seconds };
+  return { total: sum(per), reads, bytes, per, ok: load.statuses['200'] ?? 0, seconds };
+}
+
+/** Bytes Redis has read from its clients and written to them so far. */
+async function netBytes(redis: Redis): Promise<{ in: number; out: number }> {
+  const stats = await redis.info('stats');
+  const field = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(stats)?.[1] ?? 0);
+  return { in: field('total_net_input_bytes'), out: field('total_net_output_bytes') };
 }
 
 /** Reads Redis has made from its clients' sockets so far: commands sent together (a pipeline, or in one tick) arrive in one. */

@@ -1,5 +1,5 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { queueConnection, type Logger } from '@relay/core';
+import { coalesceWrites, queueConnection, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
 import { QUEUE_STREAMS, QUEUES, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
@@ -97,6 +97,8 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
       log[attemptFailedLevel(err.message)]({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'),
     );
     worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+    // its job moves and the scripts run on its connection leave in one write per turn
+    worker.backend.connection.client.then(coalesceWrites, () => undefined);
     return worker;
   });
   return {
