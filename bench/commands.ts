@@ -19,11 +19,13 @@ try {
     const sent = await commandsSent(redis, send, 20);
     console.log(`${name}: ${sent.total.toFixed(1)} commands sent to Redis per request, one at a time (c=1)`);
     console.table(Object.fromEntries(sent.per));
-    const ran = await commandsPerRequest(redis, send, N, 16);
+    const ran = await commandsPerRequest(redis, send, N, 16, { api: api.child.pid!, worker: worker.child.pid!, redis: stack.pids.redis });
     console.log(
       `${name}: ${ran.total.toFixed(1)} commands per request (${ran.seconds.toFixed(1)} s, ${ran.ok}/${N} answered 200, periodic work included); ${ran.bytes?.toRedis} bytes to Redis and ${ran.bytes?.fromRedis} back per request`,
     );
     console.table(Object.fromEntries(ran.per));
+    console.log(`${name}: read and write system calls per request (c=16), by process`);
+    console.table(ran.ioCalls);
   }
   await Promise.all([worker.stop(), api.stop()]);
 } finally {

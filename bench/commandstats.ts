@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { ioCalls } from './cpu.js';
 import { runLoad, type Send } from './load.js';
 
 /** Commands per request, biggest first. */
@@ -12,6 +13,8 @@ export interface CommandCount {
   reads?: number;
   /** Bytes the clients sent Redis and Redis sent back, per request (INFO stats total_net_*_bytes). */
   bytes?: { toRedis: number; fromRedis: number };
+  /** Read and write system calls per request of each process named (sockets included). */
+  ioCalls?: Record<string, { reads: number; writes: number }>;
   per: PerRequest;
   ok: number;
   seconds: number;
@@ -34,17 +37,34 @@ const sum = (per: PerRequest) => Math.round(per.reduce((s, [, v]) => s + v, 0) *
  * own commands included. Periodic work (heartbeats, sweeps) in the window counts too: it is part
  * of what a request costs the fleet.
  */
-export async function commandsPerRequest(redis: Redis, send: Send, requests: number, concurrency: number): Promise<CommandCount> {
+export async function commandsPerRequest(
+  redis: Redis,
+  send: Send,
+  requests: number,
+  concurrency: number,
+  pids: Record<string, number> = {},
+): Promise<CommandCount> {
   await runLoad(50, 8, send);
   // answers of the warm-up may still be settling (billing, schedule): out of the window
   await sleep(1_500);
   const before = await commandStats(redis);
   const readsBefore = await socketReads(redis);
   const bytesBefore = await netBytes(redis);
+  const callsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ioCalls(pid)]));
   const t0 = Date.now();
   const load = await runLoad(requests, concurrency, send);
   const seconds = (Date.now() - t0) / 1000;
   const reads = Math.round((((await socketReads(redis)) - readsBefore) / requests) * 10) / 10;
+  const perRequest = (n: number) => Math.round((n / requests) * 10) / 10;
+  const calls = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => {
+      const now = ioCalls(pid);
+      return [
+        name,
+        { reads: perRequest(now.reads - callsBefore[name]!.reads), writes: perRequest(now.writes - callsBefore[name]!.writes) },
+      ];
+    }),
+  );
   const bytesAfter = await netBytes(redis);
   const bytes = {
     toRedis: Math.round((bytesAfter.in - bytesBefore.in) / requests),
@@ -55,7 +75,7 @@ export async function commandsPerRequest(redis: Redis, send: Send, requests: num
     .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / requests) * 100) / 100] as const)
     .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { total: sum(per), reads, bytes, per, ok: load.statuses['200'] ?? 0, seconds };
+  return { total: sum(per), reads, bytes, ioCalls: calls, per, ok: load.statuses['200'] ?? 0, seconds };
 }
 
 /** Bytes Redis has read from its clients and written to them so far. */

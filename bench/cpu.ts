@@ -16,3 +16,10 @@ export async function cpuPerRequest<T extends { latenciesMs: unknown[] }>(pids: 
   );
   return { result, perRequestMs };
 }
+
+/** System calls a process has made so far that read or write (Linux /proc/<pid>/io: socket reads and writes included). */
+export function ioCalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? Number.NaN);
+  return { reads: field('syscr'), writes: field('syscw') };
+}
