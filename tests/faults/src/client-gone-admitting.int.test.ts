@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { startStack, type Stack } from '@relay/e2e';
 import { renderImage } from '@relay/simulator';
+import { waitingRequests } from './helpers.js';
 
 /**
  * The api's way to the store goes through a TCP relay this test can hold: while held, what the
@@ -75,8 +76,11 @@ test('a client that leaves while its job is being admitted: the job, once queued
   // money held, the input image's upload waiting at the store: the admission is half done
   await waitFor(async () => (await stack.account(accountId)).reserved > 0, 10_000, 'the reservation');
   await store.somethingWaits();
+  expect(await waitingRequests(stack)).toBe(1);
   leave.abort();
   expect(await gone).toBeInstanceOf(Error);
+  // the api has seen its client go (its wait ended) before the admission can go on
+  await waitFor(async () => (await waitingRequests(stack)) === 0, 10_000, 'the api to see the client leave');
   store.lift();
 
   await waitFor(async () => (await stack.account(accountId)).reserved === 0, 10_000, 'the cancellation to give the money back');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { startStack, type Stack } from '@relay/e2e';
-import { IMAGE, generate, settlementsPerJob, untilSimHolding } from './helpers.js';
+import { IMAGE, generate, settlementsPerJob, untilSimHolding, waitingRequests } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -18,15 +18,6 @@ function leavingRequest(key: string, leave: AbortController, headers: Record<str
     body: JSON.stringify(IMAGE),
     signal: leave.signal,
   }).catch((error: Error) => error);
-}
-
-/** Requests of the in-process api still waiting for their jobs, from its own metric. */
-async function waitingRequests() {
-  const text = await (await fetch(`${stack.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('relay_waiting_requests{'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 /** Occupies the only upstream slot with a call the simulator holds until released. */
@@ -46,11 +37,11 @@ test('a client that leaves before its job started cancels it, pays nothing, and 
   const leave = new AbortController();
   const gone = leavingRequest(key, leave);
   await waitFor(async () => (await stack.account(accountId)).reserved > 0, 10_000, 'the reservation');
-  await waitFor(async () => (await waitingRequests()) === 2, 10_000, 'both requests waiting');
+  await waitFor(async () => (await waitingRequests(stack)) === 2, 10_000, 'both requests waiting');
   leave.abort();
   expect(await gone).toBeInstanceOf(Error);
   // the wait ends when the client leaves, not when its budget runs out
-  await waitFor(async () => (await waitingRequests()) === 1, 10_000, 'the abandoned wait to end');
+  await waitFor(async () => (await waitingRequests(stack)) === 1, 10_000, 'the abandoned wait to end');
   await waitFor(async () => (await stack.account(accountId)).reserved === 0, 10_000, 'the release');
 
   await stack.release();
@@ -90,7 +81,7 @@ test('a replay waiting on a job whose first client left before it started runs i
   const gone = leavingRequest(key, leave, headers);
   await waitFor(async () => (await stack.account(accountId)).reserved > 0, 10_000, 'the first reservation');
   const replay = generate(stack, key, IMAGE, headers);
-  await waitFor(async () => (await waitingRequests()) === 3, 10_000, 'the replay waiting');
+  await waitFor(async () => (await waitingRequests(stack)) === 3, 10_000, 'the replay waiting');
 
   leave.abort();
   expect(await gone).toBeInstanceOf(Error);
@@ -114,7 +105,7 @@ test('many requests waiting at once add no listener per request (no MaxListeners
     const { key } = await stack.newKey();
     const { first } = await occupyTheSlot();
     const waiting = Array.from({ length: 30 }, () => generate(stack, key));
-    await waitFor(async () => (await waitingRequests()) === 31, 20_000, '31 requests waiting');
+    await waitFor(async () => (await waitingRequests(stack)) === 31, 20_000, '31 requests waiting');
     await stack.release();
     expect((await first).status).toBe(200);
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(30).fill(200));

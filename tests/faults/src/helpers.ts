@@ -44,3 +44,12 @@ export async function workerCounter(stack: Stack, name: string, labels: Record<s
 /** Until `n` upstream calls wait on a `hold` fault (the simulator has them, unanswered). */
 export const untilSimHolding = (stack: Stack, n: number, timeoutMs = 30_000) =>
   waitFor(async () => (await stack.simStats()).holding >= n, timeoutMs, `${n} upstream calls held`);
+
+/** Requests of the stack's in-process api still waiting for their jobs, from its own metric. */
+export async function waitingRequests(stack: Stack) {
+  const text = await (await fetch(`${stack.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('relay_waiting_requests{'))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
