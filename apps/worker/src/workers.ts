@@ -37,6 +37,8 @@ export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger):
   const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
     const queue = new Queue(QUEUES[name], { connection: queueConnection(redisUrl, 'patient'), prefix, streams: QUEUE_STREAMS });
     queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
+    // the schedule's promotions and the batch lines' adds leave in one write per turn
+    queue.backend.connection.client.then(coalesceWrites, () => undefined);
     return [name, queue] as const;
   });
   return Object.fromEntries(entries) as Record<QueueName, Queue>;
