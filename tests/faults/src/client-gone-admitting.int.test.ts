@@ -16,7 +16,9 @@ function holdableTcp() {
   const parked: Array<() => void> = [];
   const onParked: Array<() => void> = [];
   const server: Server = createServer((client: Socket) => {
-    const upstream = connect(Number(target!.port), target!.hostname);
+    // nothing reaches the store before the stack is up and the test has said where it is
+    if (!target) return void client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
     client.on('data', (chunk: Buffer) => {
       if (!held) return void upstream.write(chunk);
       parked.push(() => upstream.write(chunk));

@@ -11,6 +11,14 @@ function held() {
   return { began, finish, work: () => (started(), done) };
 }
 
+/** A gate of one slot, held by an admission that runs until its test lets it finish. */
+function fullGate() {
+  const gate = createAdmissionGate(1);
+  const first = held();
+  const running = gate.admit(new AbortController().signal, first.work);
+  return { gate, first, running };
+}
+
 const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test('at most `limit` admissions run at once; the others start in arrival order as slots free up', async () => {
@@ -43,9 +51,7 @@ test('a slot is freed when the admission fails', async () => {
 });
 
 test('a caller who leaves while waiting is never admitted, and its place goes to the next', async () => {
-  const gate = createAdmissionGate(1);
-  const first = held();
-  const running = gate.admit(new AbortController().signal, first.work);
+  const { gate, first, running } = fullGate();
   const leaving = new AbortController();
   let ranForLeaver = false;
   const leaver = gate.admit(leaving.signal, () => ((ranForLeaver = true), Promise.resolve()));
@@ -65,9 +71,7 @@ test('a caller who leaves while waiting is never admitted, and its place goes to
 });
 
 test('a caller already gone when it reaches a full gate is refused at once', async () => {
-  const gate = createAdmissionGate(1);
-  const first = held();
-  const running = gate.admit(new AbortController().signal, first.work);
+  const { gate, first, running } = fullGate();
   const gone = new AbortController();
   gone.abort();
   await expect(gate.admit(gone.signal, () => Promise.resolve())).rejects.toMatchObject({ code: 'cancelled' });
