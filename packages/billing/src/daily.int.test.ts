@@ -60,10 +60,13 @@ test('each settlement adds to its day for the account and for the relay, and to 
   expect(await readMonthSpend(redis, prefix, [a, b, 'acct_none'], NOW)).toEqual([71_234, 35_000, 0]);
   // the aggregates agree with what the accounts were charged
   expect((await billing.balanceOf(a))!.spent).toBe(71_234);
-  // and they expire: bounded retention
-  const ttl = await redis.ttl(usageKeys(prefix).day(TODAY, a));
-  expect(ttl).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
-  expect(ttl).toBeLessThanOrEqual(AGGREGATE_RETENTION_DAYS * 86_400);
+  // and they expire, each of them: bounded retention
+  const keys = usageKeys(prefix);
+  for (const key of [keys.day(TODAY, a), keys.day(TODAY, b), keys.day(TODAY, ALL_ACCOUNTS), keys.month(TODAY.slice(0, 7))]) {
+    const ttl = await redis.ttl(key);
+    expect(ttl, key).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
+    expect(ttl, key).toBeLessThanOrEqual(AGGREGATE_RETENTION_DAYS * 86_400);
+  }
 });
 
 test('the window lists only days with settlements, oldest first; other days and accounts stay apart', async () => {

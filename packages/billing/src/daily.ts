@@ -6,8 +6,9 @@ import { z } from 'zod';
  * handful of hash reads instead of a ledger scan:
  *   {p}:usage:day:{YYYY-MM-DD}:{accountId|*}   hash  charged:{model}, units:{model}, jobs:{model}
  *   {p}:usage:month:{YYYY-MM}                  hash  {accountId} -> charged
- * Days are UTC. Each key expires AGGREGATE_RETENTION_DAYS after its last write, so Redis holds
- * at most (accounts + 1) x models x retention days of them.
+ * Days are UTC. A day's keys expire AGGREGATE_RETENTION_DAYS after that day's first settlement,
+ * a month's after the first settlement of its last day, so Redis holds at most
+ * (accounts + 1) x models x retention days of them.
  */
 export const AGGREGATE_RETENTION_DAYS = 400;
 /** The scope of the whole relay (no account id contains '*'). */

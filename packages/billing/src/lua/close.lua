@@ -8,11 +8,12 @@
 -- aggregate retention in seconds, the channel(s) that served the job.
 -- Returns {status, balance, reserved, charged}: 1 closed now, 0 closed before (or begun, for a
 -- cancel; `charged` is what it was charged), -1 no such reservation.
-local state = redis.call('HGET', KEYS[1], 'state')
+local r = redis.call('HMGET', KEYS[1], 'state', 'charged', 'amount', 'accountId', 'keyId', 'jobId', 'model', 'user')
+local state = r[1]
 if not state then return {-1, 0, 0, 0} end
 local open = state == 'reserved' or (state == 'started' and ARGV[1] ~= 'cancel')
-if not open then return {0, 0, 0, tonumber(redis.call('HGET', KEYS[1], 'charged') or '0')} end
-local amount = tonumber(redis.call('HGET', KEYS[1], 'amount'))
+if not open then return {0, 0, 0, tonumber(r[2] or '0')} end
+local amount = tonumber(r[3])
 local charge = math.min(tonumber(ARGV[2]), amount)
 local refund = amount - charge
 local balance = redis.call('HINCRBY', KEYS[2], 'balance', refund)
@@ -22,21 +23,25 @@ local closed = ARGV[1] == 'settle' and 'settled' or 'released'
 local entry = ARGV[1] == 'settle' and 'settle' or 'release'
 redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
-redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'jobId'))
-local r = redis.call('HMGET', KEYS[1], 'accountId', 'keyId', 'jobId', 'model', 'user')
-local fields = {'type', entry, 'accountId', r[1], 'keyId', r[2], 'jobId', r[3], 'model', r[4],
-  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[5] or ''}
+redis.call('ZREM', KEYS[4], r[6])
+local fields = {'type', entry, 'accountId', r[4], 'keyId', r[5], 'jobId', r[6], 'model', r[7],
+  'units', ARGV[3], 'amount', refund, 'charged', charge, 'balance', balance, 'reserved', reserved, 'user', r[8] or ''}
 if ARGV[7] and ARGV[7] ~= '' then fields[#fields + 1] = 'channel'; fields[#fields + 1] = ARGV[7] end
 redis.call('XADD', KEYS[3], '*', unpack(fields))
 if ARGV[1] == 'settle' then
+  -- an aggregate's time to live is set when its first job is counted: each day's keys are
+  -- written on that day only, the month's from the day its first job was counted (the first
+  -- of the relay's day as well), so a retention of 400 days from there covers them all
   local ttl = tonumber(ARGV[6])
+  local model = r[7]
   for i = 5, 6 do
-    redis.call('HINCRBY', KEYS[i], 'charged:' .. r[4], charge)
-    redis.call('HINCRBY', KEYS[i], 'units:' .. r[4], tonumber(ARGV[5]))
-    redis.call('HINCRBY', KEYS[i], 'jobs:' .. r[4], 1)
-    redis.call('EXPIRE', KEYS[i], ttl)
+    redis.call('HINCRBY', KEYS[i], 'charged:' .. model, charge)
+    redis.call('HINCRBY', KEYS[i], 'units:' .. model, tonumber(ARGV[5]))
+    if redis.call('HINCRBY', KEYS[i], 'jobs:' .. model, 1) == 1 then
+      redis.call('EXPIRE', KEYS[i], ttl)
+      if i == 6 then redis.call('EXPIRE', KEYS[7], ttl) end
+    end
   end
-  redis.call('HINCRBY', KEYS[7], r[1], charge)
-  redis.call('EXPIRE', KEYS[7], ttl)
+  redis.call('HINCRBY', KEYS[7], r[4], charge)
 end
 return {1, balance, reserved, charge}
