@@ -69,6 +69,21 @@ test('each settlement adds to its day for the account and for the relay, and to 
   }
 });
 
+test("a month's first settlement, alone, leaves every aggregate it wrote with an expiry", async () => {
+  const own = uniqueName('daily-first');
+  const first = createBilling(redis, own, () => NOW);
+  const id = uniqueName('acct');
+  await redis.hset(`${own}:account:${id}`, { id, balance: 0, reserved: 0, spent: 0 });
+  await first.credit(id, 1_000, 'opening');
+  await first.reserve({ accountId: id, keyId: 'key_1', jobId: 'm-1', model: 'img', amount: 100, units: '1' });
+  await first.settle(id, 'm-1', 60, '1 images');
+  const keys = usageKeys(own);
+  for (const key of [keys.day(TODAY, id), keys.day(TODAY, ALL_ACCOUNTS), keys.month(TODAY.slice(0, 7))]) {
+    expect(await redis.exists(key), key).toBe(1);
+    expect(await redis.ttl(key), key).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
+  }
+});
+
 test('the window lists only days with settlements, oldest first; other days and accounts stay apart', async () => {
   const id = await account(1_000_000);
   const yesterday = utcDay(NOW - 86_400_000);

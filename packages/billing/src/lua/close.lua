@@ -29,11 +29,12 @@ local fields = {'type', entry, 'accountId', r[4], 'keyId', r[5], 'jobId', r[6], 
 if ARGV[7] and ARGV[7] ~= '' then fields[#fields + 1] = 'channel'; fields[#fields + 1] = ARGV[7] end
 redis.call('XADD', KEYS[3], '*', unpack(fields))
 if ARGV[1] == 'settle' then
-  -- an aggregate's time to live is set when its first job is counted: each day's keys are
-  -- written on that day only, the month's from the day its first job was counted (the first
-  -- of the relay's day as well), so a retention of 400 days from there covers them all
+  -- An aggregate's expiry is set when its first job is counted: a day's keys are written on
+  -- that day only. The month is counted first, so that the first job of each of its days (its
+  -- own first job among them) sets the month's expiry again.
   local ttl = tonumber(ARGV[6])
   local model = r[7]
+  redis.call('HINCRBY', KEYS[7], r[4], charge)
   for i = 5, 6 do
     redis.call('HINCRBY', KEYS[i], 'charged:' .. model, charge)
     redis.call('HINCRBY', KEYS[i], 'units:' .. model, tonumber(ARGV[5]))
@@ -42,6 +43,5 @@ if ARGV[1] == 'settle' then
       if i == 6 then redis.call('EXPIRE', KEYS[7], ttl) end
     end
   end
-  redis.call('HINCRBY', KEYS[7], r[4], charge)
 end
 return {1, balance, reserved, charge}
