@@ -75,6 +75,13 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 
   const server = createServer(app);
+  let draining = false;
+  // A connection kept alive across the shutdown gets `Connection: close` with its next answer:
+  // Node closes only the connections idle at that moment, and a client or load balancer that
+  // goes on reusing one would keep this api from draining and reach it until the grace ends.
+  server.prependListener('request', (_req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+  });
   // Synchronous waits last up to WAIT_TIMEOUT_MS: sockets must stay open longer than that.
   server.requestTimeout = config.WAIT_TIMEOUT_MS + 30_000;
   server.headersTimeout = 60_000;
@@ -90,6 +97,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
      * answers the ones still waiting with 202 and their job link (the jobs go on in the workers).
      */
     async close() {
+      draining = true;
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const graceOver = sleep(config.SHUTDOWN_GRACE_MS, undefined, { ref: false });

@@ -1,7 +1,9 @@
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { scheduledJobs, startStack, type Stack } from '@relay/e2e';
-import { finalAnswer, generate, untilSimHolding } from './helpers.js';
+import { finalAnswer, generate, IMAGE, untilSimHolding } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -33,6 +35,50 @@ test('SIGTERM on the api: new connections are refused, and a wait that ends with
   expect((await answer).status).toBe(200);
   // its last wait over, the api exits without waiting out the grace period
   expect(await exited).toBe(0);
+}, 30_000);
+
+/** One request through `agent`, with the socket that carried it. */
+function through(agent: Agent, url: string, method: string, key?: string, body?: unknown) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; socket: Socket }>((resolve, reject) => {
+    const headers = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) };
+    const req = request(url, { agent, method, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, socket: req.socket! }));
+    });
+    req.on('error', reject);
+    req.end(body ? JSON.stringify(body) : undefined);
+  });
+}
+
+test('SIGTERM on the api: a connection kept alive across it is closed after its next answer, so the api drains', async () => {
+  const { key } = await stack.newKey();
+  const api = await stack.spawn('api', { SHUTDOWN_GRACE_MS: '600000' });
+  await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
+  await stack.fault({ type: 'hold', api: 'images', times: 1 });
+  // one socket, kept alive: busy with a held request when the signal comes, so the api cannot close it then
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const held = through(agent, `${api.ready.url}/v1/images/generations`, 'POST', key, IMAGE);
+    await untilSimHolding(stack, 1);
+    const exited = api.stop('SIGTERM');
+    await waitFor(
+      async () =>
+        (await fetch(`${api.ready.url}/healthz`, { headers: { connection: 'close' } }).catch((error: Error) => error)) instanceof Error,
+      10_000,
+      'refused connections',
+    );
+    expect(await stack.release(1)).toBe(1);
+    const first = await held;
+    expect(first.status).toBe(200);
+    // the same socket again: it is answered, and told to go
+    const next = await through(agent, `${api.ready.url}/healthz`, 'GET');
+    expect(next.socket).toBe(first.socket);
+    expect(next.status).toBe(200);
+    expect(next.headers.connection).toBe('close');
+    expect(await exited).toBe(0);
+  } finally {
+    agent.destroy();
+  }
 }, 30_000);
 
 test('SIGTERM on the api: a wait still going when the grace period ends gets 202 and its job, which finishes', async () => {
