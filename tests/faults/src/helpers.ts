@@ -30,9 +30,9 @@ export async function settlementsPerJob(stack: Stack, accountId: string) {
 export const untilSimInflight = (stack: Stack, n: number) =>
   waitFor(async () => (await stack.simStats()).inflight >= n, 10_000, `${n} upstream calls in flight`);
 
-/** The sum of a counter in the worker's /metrics over the label sets that carry every `labels` pair. */
-export async function workerCounter(stack: Stack, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`${stack.worker.ready.url}/metrics`)).text();
+/** The sum of a metric in a process's /metrics over the label sets that carry every `labels` pair. */
+async function metricSum(base: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
   const wanted = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
   return text
     .split('\n')
@@ -41,15 +41,13 @@ export async function workerCounter(stack: Stack, name: string, labels: Record<s
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
+/** The sum of a counter in the worker's /metrics over the label sets that carry every `labels` pair. */
+export const workerCounter = (stack: Stack, name: string, labels: Record<string, string> = {}) =>
+  metricSum(stack.worker.ready.url!, name, labels);
+
 /** Until `n` upstream calls wait on a `hold` fault (the simulator has them, unanswered). */
 export const untilSimHolding = (stack: Stack, n: number, timeoutMs = 30_000) =>
   waitFor(async () => (await stack.simStats()).holding >= n, timeoutMs, `${n} upstream calls held`);
 
 /** Requests of the stack's in-process api still waiting for their jobs, from its own metric. */
-export async function waitingRequests(stack: Stack) {
-  const text = await (await fetch(`${stack.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('relay_waiting_requests{'))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-}
+export const waitingRequests = (stack: Stack) => metricSum(stack.url, 'relay_waiting_requests');
