@@ -2,6 +2,7 @@ import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { ChannelsCooling } from '@relay/channels';
 import { AppError, encodeFailure } from '@relay/core';
 import { UpstreamError } from './upstreams/upstream-error.js';
+import { EXHAUSTED_PROBE_MS } from './channels/upstream-calls.js';
 
 export interface FailureContext {
   job: Job;
@@ -72,6 +73,20 @@ export async function toJobError(error: unknown, ctx: FailureContext): Promise<E
             ),
           ),
         );
+      case 'quota-exhausted': {
+        // the vendor's own words (an account id, a console link) are the operator's: the log has them
+        const until = error.details.untilMs;
+        const resets = until !== undefined && until > Date.now() ? `; the vendor resets it at ${new Date(until).toISOString()}` : '';
+        return new UnrecoverableError(
+          encodeFailure(
+            new AppError(
+              'upstream_quota_exhausted',
+              `the upstream vendor's quota or spend cap for this model is reached (${code ?? `HTTP ${status}`})${resets}; the relay's operator can see it on the channel`,
+              { upstreamCode: code, retryAfterMs: until !== undefined && until > Date.now() ? until - Date.now() : EXHAUSTED_PROBE_MS },
+            ),
+          ),
+        );
+      }
       case 'unusable':
         return new UnrecoverableError(encodeFailure(new AppError('upstream_failed', error.message)));
       case 'transient':

@@ -3,7 +3,7 @@
  *   channels               set   channel ids
  *   channel:{id}           hash  the channel (record.ts); its key sealed, or the env var holding it
  *   channels:version       str   bumped by every change: workers reload when it moves
- *   chh:{id}               hash  breaker: state (closed|open), until (ms), probe (token), probeUntil, lat (ms)
+ *   chh:{id}               hash  breaker: state (closed|open), until (ms), why (limited|exhausted|failures), reason, probe (token), probeUntil, lat (ms)
  *   chw:{id}               hash  breaker window: `{bucket}:n` calls and `{bucket}:f` failures
  *   cap:{name}             zset  leases of calls running (token -> expiry ms); name: ch:{id}, grp:{group}, pool:{queue}
  *   cap:{name}:tat         str   the next start a per-minute limit allows (ms)

@@ -17,6 +17,34 @@ test('traffic is split by weight among healthy channels of the best tier', async
   expect(seen.a! / 400).toBeLessThan(0.75 * 1.15);
 });
 
+test("an exhausted quota takes its channel out until the vendor's reset, with the vendor's reason; the call moves on; an operator clears it", async () => {
+  const reason = 'SetLimitExceeded: the account has reached the set usage limit';
+  const exhausted = new Upstream({ outcome: 'exhausted', delayMs: 3_600_000, reason, failover: true });
+  const before = await redisNow();
+  const first = await current.router.call(
+    [channel('a', { weight: 1000 }), channel('b')],
+    async (id) => {
+      if (id === 'a') throw exhausted;
+      return id;
+    },
+    judge,
+  );
+  expect(first.value).toBe('b');
+  const records = [{ id: 'a', disabled: false }] as never;
+  const [health] = (await readHealth(redis, current.prefix, records)).values();
+  expect(health).toMatchObject({ state: 'exhausted', exhaustedReason: reason });
+  expect(health!.openUntil).toBeGreaterThanOrEqual(before + 3_600_000);
+  // a alone cannot serve: the caller is told how long (an hour), not made to wait here
+  const error = await current.router.call([channel('a')], async () => 'a', judge).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ChannelsCooling);
+  expect((error as ChannelsCooling).waitMs).toBeGreaterThan(3_500_000);
+
+  await createChannelStore(redis, current.prefix).clearHealth('a');
+  const [cleared] = (await readHealth(redis, current.prefix, records)).values();
+  expect(cleared).toMatchObject({ state: 'closed', exhaustedReason: null });
+  expect((await current.router.call([channel('a')], async () => 'a', judge)).value).toBe('a');
+});
+
 test('a failing channel fails over within the call, opens its breaker, and is taken back by one probe after the cooldown', async () => {
   let broken = true;
   const calls: string[] = [];

@@ -13,14 +13,14 @@ export interface Candidate {
   sets: LimitSet[];
 }
 
-export type CallOutcome = 'ok' | 'fail' | 'limited' | 'auth' | 'none';
+export type CallOutcome = 'ok' | 'fail' | 'limited' | 'exhausted' | 'auth' | 'none';
 
 /** What a failed call says about its channel, and whether another channel should be tried. */
 export interface Verdict {
   outcome: CallOutcome;
-  /** `limited`: how long the channel asked to be left alone. */
+  /** `limited`: how long the channel asked to be left alone; `exhausted`: until its quota resets (or a probe). */
   delayMs?: number;
-  /** `auth`: why the channel is disabled. */
+  /** `auth`: why the channel is disabled; `exhausted`: what the vendor said of its quota. */
   reason?: string;
   /** true: the channel's fault (5xx, 429, timeout, reset, its key); never for a refusal of the content. */
   failover: boolean;

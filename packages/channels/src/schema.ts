@@ -62,13 +62,17 @@ export const channelPatchBody = z
     maxPerMinute: tunables.maxPerMinute,
     capacityGroup: tunables.capacityGroup,
     timeoutMs: tunables.timeoutMs,
-    disabled: z.boolean().describe('Take the channel out of service (or back in: this also clears a disable after a 401/403)'),
+    disabled: z
+      .boolean()
+      .describe(
+        'Take the channel out of service (or back in: false also clears a disable after a 401/403, an exhausted quota and an open breaker)',
+      ),
   })
   .partial()
   .meta({ id: 'ChannelPatch' });
 export type ChannelPatchBody = z.output<typeof channelPatchBody>;
 
-export const CHANNEL_STATES = ['closed', 'open', 'half-open', 'disabled'] as const;
+export const CHANNEL_STATES = ['closed', 'open', 'exhausted', 'half-open', 'disabled'] as const;
 export type ChannelState = (typeof CHANNEL_STATES)[number];
 
 /** A channel as the admin API shows it: never its key. */
@@ -96,8 +100,14 @@ export const channelViewSchema = z
       .describe("Its base URL is the upstream simulator's (SIMULATOR_URL): what it answers is made up, not the vendor's"),
     state: z
       .enum(CHANNEL_STATES)
-      .describe('closed: healthy; open: cooling (breaker or a 429); half-open: the next call is a probe; disabled'),
-    openUntil: z.number().int().nullable().describe('Epoch ms when an open channel may be probed'),
+      .describe(
+        "closed: healthy; open: cooling (breaker or a 429); exhausted: the vendor's quota or spend cap is reached (openUntil: its reset, or the next probe); half-open: the next call is a probe; disabled",
+      ),
+    openUntil: z.number().int().nullable().describe('Epoch ms when an open or exhausted channel may be probed'),
+    exhaustedReason: z
+      .string()
+      .nullable()
+      .describe('exhausted: the vendor\'s code and message (an operator clears it with PATCH {"disabled": false})'),
     inFlight: z.number().int().describe('Calls running now, across every worker'),
     recentCalls: z.number().int().describe('Calls in the breaker window'),
     recentFailureShare: z.number().describe('Share of them that failed (5xx, timeouts, resets)'),

@@ -61,6 +61,11 @@ export function createChannelStore(redis: Redis, prefix: string) {
       return patchScript(redis, { channel: keys.channel(id), version: keys.version }, {}, ...pairs(hash));
     },
 
+    /** Forgets a channel's breaker and quota state (an operator took it back into service). */
+    async clearHealth(id: string) {
+      await redis.del(keys.health(id));
+    },
+
     async remove(id: string) {
       return removeScript(
         redis,

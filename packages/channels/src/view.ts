@@ -8,6 +8,7 @@ import type { ChannelState, ChannelView } from './schema.js';
 interface Health {
   state: ChannelState;
   openUntil: number | null;
+  exhaustedReason: string | null;
   inFlight: number;
   recentCalls: number;
   recentFailureShare: number;
@@ -19,14 +20,14 @@ export async function readHealth(redis: Redis, prefix: string, channels: Channel
   const keys = channelKeys(prefix);
   const pipeline = redis.pipeline();
   for (const c of channels) {
-    pipeline.hmget(keys.health(c.id), 'state', 'until', 'probe', 'lat', 'span');
+    pipeline.hmget(keys.health(c.id), 'state', 'until', 'why', 'lat', 'span', 'reason');
     pipeline.hgetall(keys.window(c.id));
     pipeline.zcount(keys.leases(`ch:${c.id}`), now, '+inf');
   }
   const replies = ((await pipeline.exec()) ?? []).map(([, value]) => value);
   const out = new Map<string, Health>();
   channels.forEach((c, i) => {
-    const [state, until, , lat, span] = (replies[3 * i] as Array<string | null>) ?? [];
+    const [state, until, why, lat, span, reason] = (replies[3 * i] as Array<string | null>) ?? [];
     const window = (replies[3 * i + 1] as Record<string, string>) ?? {};
     const bucket = span ? Math.floor(now / Number(span)) : 0;
     let calls = 0;
@@ -38,9 +39,11 @@ export async function readHealth(redis: Redis, prefix: string, channels: Channel
       else failures += Number(count);
     }
     const openUntil = state === 'open' ? Number(until ?? 0) : null;
+    const exhausted = openUntil !== null && openUntil > now && why === 'exhausted';
     out.set(c.id, {
-      state: c.disabled ? 'disabled' : openUntil === null ? 'closed' : openUntil > now ? 'open' : 'half-open',
+      state: c.disabled ? 'disabled' : openUntil === null ? 'closed' : exhausted ? 'exhausted' : openUntil > now ? 'open' : 'half-open',
       openUntil,
+      exhaustedReason: exhausted ? (reason ?? null) : null,
       inFlight: Number(replies[3 * i + 2] ?? 0),
       recentCalls: calls,
       recentFailureShare: calls ? Math.round((failures / calls) * 1000) / 1000 : 0,

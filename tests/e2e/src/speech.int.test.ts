@@ -140,13 +140,28 @@ test('503 overloaded once, then success', async () => {
   expect((await speak(speechBody())).status).toBe(200);
 });
 
-test('a 200 without audio (finishReason OTHER) is a clear 502, not an empty success', async () => {
+test('a 200 without audio (finishReason OTHER, billed by the vendor) is asked again: the caller gets audio and pays once', async () => {
+  const { key: own, accountId } = await stack.newKey();
   await stack.fault({ type: 'no-content', api: 'speech' });
-  const res = await speak(speechBody());
+  const res = await speak(speechBody(), { 'x-goog-api-key': own });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as GeminiAnswer).candidates[0]!.finishReason).toBe('STOP');
+  expect((await simStats()).requests.speech).toBe(2);
+  const { ledger } = await stack.account(accountId);
+  expect(ledger.filter((entry) => entry.type === 'settle' && entry.charged > 0)).toHaveLength(1);
+});
+
+test('no audio three times in a row is a clear 502, and nothing is charged', async () => {
+  const { key: own, accountId } = await stack.newKey();
+  const before = await stack.account(accountId);
+  await stack.fault({ type: 'no-content', api: 'speech', times: 3 });
+  const res = await speak(speechBody(), { 'x-goog-api-key': own });
   expect(res.status).toBe(502);
   const body = (await res.json()) as { error: { message: string } };
-  expect(body.error.message).toMatch(/without audio \(finishReason OTHER\)/);
-  expect((await simStats()).requests.speech).toBe(1);
+  expect(body.error.message).toMatch(/no speech 3 times .*without audio \(finishReason OTHER\)/);
+  expect((await simStats()).requests.speech).toBe(3);
+  const after = await stack.account(accountId);
+  expect(after).toMatchObject({ balance: before.balance, reserved: 0, spent: 0 });
 });
 
 describe('Google-dialect errors', () => {

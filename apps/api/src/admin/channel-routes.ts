@@ -107,6 +107,8 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
     const fields: Partial<ChannelRecord> = { ...rest, ...(apiKey !== undefined ? { keySealed: seal(apiKey) } : {}) };
     if (disabled !== undefined) Object.assign(fields, { disabled, disabledReason: disabled ? 'by an operator' : null });
     await store.patch(channel.id, fields);
+    // back into service: an exhausted quota or an open breaker is the operator's to lift as well
+    if (disabled === false) await store.clearHealth(channel.id);
     res.json((await present([await channelOr404(channel.id)]))[0]);
   });
 

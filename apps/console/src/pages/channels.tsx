@@ -20,12 +20,19 @@ function capacity(c: ChannelView) {
 
 /** The state of a channel's breaker in words, with when an open one may be tried again. */
 function State({ channel }: { channel: ChannelView }) {
-  const label = { closed: 'healthy', open: 'open', 'half-open': 'half-open (next call probes)', disabled: 'disabled' }[channel.state];
+  const labels: Record<ChannelView['state'], string> = {
+    closed: 'healthy',
+    open: 'open',
+    exhausted: 'quota exhausted',
+    'half-open': 'half-open (next call probes)',
+    disabled: 'disabled',
+  };
+  const why = channel.disabledReason ?? channel.exhaustedReason;
   return (
-    <span class={`state state-${channel.state}`} title={channel.disabledReason ?? undefined}>
-      {label}
-      {channel.state === 'open' && channel.openUntil ? ` until ${dateTime(channel.openUntil)}` : ''}
-      {channel.state === 'disabled' && channel.disabledReason ? `: ${channel.disabledReason}` : ''}
+    <span class={`state state-${channel.state}`} title={why ?? undefined}>
+      {labels[channel.state]}
+      {(channel.state === 'open' || channel.state === 'exhausted') && channel.openUntil ? ` until ${dateTime(channel.openUntil)}` : ''}
+      {(channel.state === 'disabled' || channel.state === 'exhausted') && why ? `: ${why}` : ''}
     </span>
   );
 }

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@relay/core';
-import { createChannelRouter, type BreakerSettings, type Verdict } from '@relay/channels';
+import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings, type Verdict } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { UpstreamError } from '../upstreams/upstream-error.js';
@@ -25,6 +25,9 @@ export interface UpstreamCallSettings {
 /** A vendor key refused: the channel's own problem, which no retry fixes. */
 const AUTH_CODES = new Set(['API_KEY_INVALID', 'PERMISSION_DENIED', 'UNAUTHENTICATED', 'AuthenticationError']);
 
+/** An exhausted quota that names no reset is tried again after this long (one probe call). */
+export const EXHAUSTED_PROBE_MS = 15 * 60_000;
+
 /** What an upstream failure says about the channel it happened on. */
 export function verdictOf(error: unknown, rateLimit: UpstreamCallSettings['rateLimit']): Verdict {
   if (error instanceof AppError && error.code === 'cancelled') return { outcome: 'none', failover: false };
@@ -35,6 +38,13 @@ export function verdictOf(error: unknown, rateLimit: UpstreamCallSettings['rateL
       return { outcome: 'fail', failover: true };
     case 'rate-limited':
       return { outcome: 'limited', delayMs: Math.min(retryAfterMs ?? rateLimit.defaultMs, rateLimit.maxMs), failover: true };
+    case 'quota-exhausted': {
+      // until the vendor's reset where it names one, else a probe call later: an operator who lifts
+      // a spend cap at the vendor need not also come here (though PATCH {"disabled": false} is quicker)
+      const untilMs = error.details.untilMs;
+      const delayMs = untilMs !== undefined && untilMs > Date.now() ? untilMs - Date.now() : EXHAUSTED_PROBE_MS;
+      return { outcome: 'exhausted', delayMs, reason: `${code ?? `HTTP ${status}`}: ${error.message}`.slice(0, 300), failover: true };
+    }
     case 'misconfigured':
       if (status === 401 || status === 403 || AUTH_CODES.has(code ?? ''))
         return { outcome: 'auth', reason: `auth: HTTP ${status}${code ? ` ${code}` : ''}: ${error.message}`.slice(0, 300), failover: true };
@@ -62,7 +72,8 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
       metrics.channelCalls.inc({ channel, outcome });
       if (state === 'open' || state === 'closed') metrics.channelOpen.set({ channel }, state === 'open' ? 1 : 0);
       metrics.channelLatency.observe({ channel }, ms / 1000);
-      if (outcome === 'auth') {
+      if (outcome === 'exhausted') metrics.channelOpen.set({ channel }, 1);
+      else if (outcome === 'auth') {
         metrics.channelDisabled.inc({ channel });
         log.error(
           { channel },
@@ -81,19 +92,53 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
       });
     }
     const byId = new Map(serving.map((c) => [c.record.id, c]));
-    return router.call(
-      serving.map((c) => c.candidate),
-      async (id) => {
-        const channel = byId.get(id)!;
-        metrics.channelInFlight.inc({ channel: id });
-        try {
-          return await run(channel, channel.models[model]!);
-        } finally {
-          metrics.channelInFlight.dec({ channel: id });
-        }
-      },
-      judge,
-    );
+    return router
+      .call(
+        serving.map((c) => c.candidate),
+        async (id) => {
+          const channel = byId.get(id)!;
+          metrics.channelInFlight.inc({ channel: id });
+          try {
+            return await run(channel, channel.models[model]!);
+          } catch (error) {
+            if (error instanceof UpstreamError && error.kind === 'quota-exhausted') {
+              const { code, untilMs } = error.details;
+              log.error(
+                { channel: id, code, reason: error.message, until: untilMs ? new Date(untilMs).toISOString() : 'unknown' },
+                "the vendor's quota or spend cap for this channel is reached: it takes no calls until the vendor's reset, or until an operator takes it back (PATCH /admin/channels/{id} with disabled false)",
+              );
+            }
+            throw error;
+          } finally {
+            metrics.channelInFlight.dec({ channel: id });
+          }
+        },
+        judge,
+      )
+      .catch(async (error: unknown) => {
+        throw error instanceof ChannelsCooling ? ((await everyOneExhausted(serving, model)) ?? error) : error;
+      });
+  }
+
+  /**
+   * Every channel of the model resting on an exhausted quota (found by an earlier call): the job
+   * fails now, naming the vendor's reason, rather than waiting out a reset hours away. Read only
+   * when the router found no channel to call, so a call that goes through costs nothing more.
+   */
+  async function everyOneExhausted(serving: LiveChannel[], model: string): Promise<UpstreamError | undefined> {
+    const health = await readHealth(
+      settings.redis,
+      settings.prefix,
+      serving.map((c) => c.record),
+    ).catch(() => undefined);
+    const states = serving.map((c) => health?.get(c.record.id));
+    if (!states.every((h) => h?.state === 'exhausted')) return undefined;
+    const reasons = states.map((h) => h!.exhaustedReason ?? '').filter(Boolean);
+    const [code = undefined] = reasons.map((r) => /^([A-Za-z_.]+):/.exec(r)?.[1]).filter((c) => c !== undefined);
+    return new UpstreamError('quota-exhausted', `every channel serving ${model} has reached its vendor quota: ${reasons.join('; ')}`, {
+      code,
+      untilMs: Math.min(...states.map((h) => h!.openUntil ?? Number.POSITIVE_INFINITY)),
+    });
   }
 
   return {

@@ -1,28 +1,39 @@
+import { sanitizeVendorText } from './sanitize.js';
+
 /**
- * Upstream failures, normalised at the adapter edge into what the relay does about them:
- * - transient: 5xx, timeouts, resets, unusable answers -> retry with backoff
- * - rate-limited: 429 -> pause the queue for `retryAfterMs`, no attempt spent
+ * Upstream failures, normalised at the adapter edge into what the relay does about them. Each
+ * vendor folder maps its own codes to these first and falls back to the HTTP status:
+ * - transient: 5xx, timeouts, resets, answers without the goods -> retry with backoff
+ * - rate-limited: a short limit (per minute, overload) -> the channel rests as told, no attempt spent
+ * - quota-exhausted: a quota or spend cap that no short rest lifts (per day, per month, the
+ *   account's cap, an overdue account) -> the channel is `exhausted` until the vendor's reset (or
+ *   an operator clears it), other channels take over, and with none left the job fails at once
  * - refused: the upstream rejected this request (moderation, a parameter) -> fail, keep its code
  * - misconfigured: the relay's key or model mapping is wrong (401/403/404) -> fail, operator's problem
- * - unusable: a success answer without the goods (Gemini's 200 with no audio) -> fail, 502
+ * - unusable: a success answer that can never be used -> fail, 502
  */
-export type UpstreamErrorKind = 'transient' | 'rate-limited' | 'refused' | 'misconfigured' | 'unusable';
+export type UpstreamErrorKind = 'transient' | 'rate-limited' | 'quota-exhausted' | 'refused' | 'misconfigured' | 'unusable';
+
+export interface UpstreamErrorDetails {
+  status?: number;
+  code?: string;
+  param?: string;
+  retryAfterMs?: number;
+  /** quota-exhausted: epoch ms when the vendor says the quota resets, where it says so. */
+  untilMs?: number;
+  /** A refusal of the content itself (moderation), as opposed to a bad parameter. */
+  moderation?: boolean;
+}
 
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
+  /** `message` is vendor text: it is sanitised here, before a client, a log line or Redis sees it. */
   constructor(
     readonly kind: UpstreamErrorKind,
     message: string,
-    readonly details: {
-      status?: number;
-      code?: string;
-      param?: string;
-      retryAfterMs?: number;
-      /** A refusal of the content itself (moderation), as opposed to a bad parameter. */
-      moderation?: boolean;
-    } = {},
+    readonly details: UpstreamErrorDetails = {},
   ) {
-    super(message);
+    super(sanitizeVendorText(message));
   }
 }
 
@@ -35,7 +46,7 @@ export function kindOfStatus(status: number): UpstreamErrorKind {
 }
 
 /** Retry-After as seconds or an HTTP date, in milliseconds. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

@@ -3,13 +3,14 @@
 -- ARGV: prefix, id, token, limit set names ("a|b"), outcome, latency ms, delay ms, window ms,
 -- minimum calls, failure share, cooldown ms, disable reason, consecutive failures.
 -- Outcomes: ok (an answer, or a refusal of the content: the channel works), fail (5xx, timeout,
--- reset), limited (429: open for `delay`), auth (401/403: the channel is disabled), none (no call
--- was made after all: the job was cancelled at the last moment).
+-- reset), limited (429: open for `delay`), exhausted (a quota or spend cap: open for `delay`, the
+-- vendor's reset or a probe later, with the vendor's reason), auth (401/403: the channel is
+-- disabled), none (no call was made after all: the job was cancelled at the last moment).
 -- The breaker opens when that many calls failed in a row (a channel that just broke, however
 -- many successes its window still holds), when over the window at least `minimum` calls were
 -- made and at least `share` of them failed, or when the probe after such an opening fails; a
 -- probe that works closes it (after a 429 pause the probe's failure is counted like any other).
--- Returns the channel's state: closed, open or disabled.
+-- Returns the channel's state: closed, open, exhausted or disabled.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local P, id, token, outcome = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
@@ -40,6 +41,10 @@ if outcome == 'limited' then
   local untilMs = math.max(tonumber(h[3] or '0') or 0, now + tonumber(ARGV[7]))
   redis.call('HSET', hk, 'state', 'open', 'until', untilMs, 'why', 'limited')
   return 'open'
+end
+if outcome == 'exhausted' then
+  redis.call('HSET', hk, 'state', 'open', 'until', now + tonumber(ARGV[7]), 'why', 'exhausted', 'reason', ARGV[12])
+  return 'exhausted'
 end
 -- the probe after a 429 pause that fails counts like any failure of a closed channel: only
 -- failures open the breaker for a cooldown

@@ -25,6 +25,8 @@ export const errorStatus = {
   upstream_failed: 502,
   /** The relay's upstream credentials or model mapping are wrong: an operator problem. */
   upstream_misconfigured: 502,
+  /** The vendor's quota or spend cap for the model is reached on every channel: known at the first call, so said at once. */
+  upstream_quota_exhausted: 503,
   unavailable: 503,
 } as const;
 

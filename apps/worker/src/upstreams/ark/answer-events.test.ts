@@ -14,7 +14,7 @@ describe('a JSON answer to a stream call, read as the events a stream sends', ()
       ],
       usage: { generated_images: 2, output_tokens: 8192, total_tokens: 8192 },
     };
-    expect([...eventsOfAnswer(answer)]).toEqual([
+    expect([...eventsOfAnswer(answer, 'sent')]).toEqual([
       {
         type: 'image_generation.partial_succeeded',
         model: answer.model,
@@ -43,12 +43,12 @@ describe('a JSON answer to a stream call, read as the events a stream sends', ()
   });
 
   test('an answer without usage counts its images', () => {
-    const events = [...eventsOfAnswer({ model: 'm', created: 1, data: [{ url: 'u' }] })];
+    const events = [...eventsOfAnswer({ model: 'm', created: 1, data: [{ url: 'u' }] }, 'sent')];
     expect(events.at(-1)).toMatchObject({ usage: { generated_images: 1 } });
   });
 
   test('an error body is the upstream error; anything else is worth a retry', () => {
-    expect(() => [...eventsOfAnswer({ error: { code: 'InternalServiceError', message: 'x' } })]).toThrow(UpstreamError);
-    expect(() => [...eventsOfAnswer('<html>')]).toThrow(/neither an event stream nor a readable body/);
+    expect(() => [...eventsOfAnswer({ error: { code: 'InternalServiceError', message: 'x' } }, 'sent')]).toThrow(UpstreamError);
+    expect(() => [...eventsOfAnswer('<html>', 'sent')]).toThrow(/neither images nor an error/);
   });
 });

@@ -42,7 +42,42 @@ export async function readText(res: IncomingMessage, maxBytes = Number.POSITIVE_
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export const isEventStream = (res: IncomingMessage) => /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '');
+const BLANK = new Set([0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf]); // whitespace and a UTF-8 byte-order mark
+
+/** The body's first bytes up to its first non-blank one, put back into the stream: nothing is consumed. */
+function peekFirstByte(res: IncomingMessage): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const seen: Buffer[] = [];
+    const settle = (value: number | undefined, error?: Error) => {
+      res.off('data', onData).off('end', onEnd).off('error', onError);
+      res.pause();
+      if (!res.readableEnded) for (const chunk of seen.reverse()) res.unshift(chunk);
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      seen.push(chunk);
+      const at = chunk.findIndex((byte) => !BLANK.has(byte));
+      if (at >= 0) settle(chunk[at]);
+    };
+    const onEnd = () => settle(undefined);
+    const onError = (error: Error) => settle(undefined, error);
+    res.on('data', onData).once('end', onEnd).once('error', onError);
+  });
+}
+
+/**
+ * Whether a 200 answer is an event stream, decided by its body: a vendor, or a proxy in front of
+ * it, may label an SSE body `application/json` or `text/plain` (or the reverse). JSON opens with
+ * `{` or `[`; an event stream with a field (`event:`, `data:`, `id:`, `retry:`) or a `:` comment.
+ * The header decides only an empty body.
+ */
+export async function isEventStream(res: IncomingMessage): Promise<boolean> {
+  const first = await peekFirstByte(res);
+  if (first === 0x7b || first === 0x5b) return false;
+  if (first !== undefined && /[a-z:]/.test(String.fromCharCode(first))) return true;
+  return /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '');
+}
 
 /**
  * The SSE messages of a body, each handed on as soon as its blank line arrives. Only the

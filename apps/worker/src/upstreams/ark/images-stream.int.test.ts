@@ -169,8 +169,12 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
 
   test.each([
     [
-      { type: 'error', api: 'images', status: 429, code: 'QuotaExceeded' },
-      { kind: 'rate-limited', details: { status: 429, code: 'QuotaExceeded' } },
+      { type: 'error', api: 'images', status: 429, code: 'ModelAccountIpmRateLimitExceeded' },
+      { kind: 'rate-limited', details: { status: 429, code: 'ModelAccountIpmRateLimitExceeded' } },
+    ],
+    [
+      { type: 'error', api: 'images', status: 429, code: 'SetLimitExceeded' },
+      { kind: 'quota-exhausted', details: { status: 429, code: 'SetLimitExceeded' } },
     ],
     [
       { type: 'error', api: 'images', status: 400, code: 'InputTextSensitiveContentDetected' },

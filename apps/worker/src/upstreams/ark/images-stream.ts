@@ -4,7 +4,8 @@ import type { CallObserver } from '../../metrics.js';
 import { describeNetworkError, type UpstreamTarget } from '../post-json.js';
 import { UpstreamError } from '../upstream-error.js';
 import { eventsOfAnswer } from './answer-events.js';
-import { kindOfArkCode, toUpstreamError } from './errors.js';
+import { toUpstreamError } from './errors.js';
+import { sanitizeVendorText } from '../sanitize.js';
 import { isEventStream, openPost, readText, sseMessages } from './event-stream.js';
 import { arkErrorSchema, type ArkImageRequest } from './schema.js';
 import { ARK_STREAM_EVENT_TYPES, arkStreamEventSchema, type ArkStreamEvent } from './stream-events.js';
@@ -33,19 +34,29 @@ const parseJson = (text: string): unknown => {
  * skipped as newer vendor events should be), or the end of the stream (an `error` event; an
  * event that does not read is treated as a broken stream rather than guessed at).
  */
-function judge(message: EventSourceMessage, arrived: StreamArrivals): ArkStreamEvent | undefined {
+function judge(message: EventSourceMessage, arrived: StreamArrivals, secret: string): ArkStreamEvent | undefined {
   const data = parseJson(message.data);
   const failure = arkErrorSchema.safeParse(data);
   const type = (data as { type?: unknown } | undefined)?.type;
   if (message.event === 'error' || (type === undefined && failure.success)) {
     const code = failure.success ? failure.data.error.code : 'InternalServiceError';
-    const text = failure.success ? failure.data.error.message : message.data.slice(0, 200);
-    throw new ArkStreamInterrupted(kindOfArkCode(code), `upstream stream failed: ${code}: ${text}`, arrived, code);
+    const {
+      kind,
+      message: text,
+      details,
+    } = failure.success
+      ? toUpstreamError(200, data, null, secret)
+      : new UpstreamError('transient', sanitizeVendorText(message.data, [secret]));
+    throw new ArkStreamInterrupted(kind, `upstream stream failed: ${code}: ${text}`, arrived, { ...details, code });
   }
   if (typeof type === 'string' && !ARK_STREAM_EVENT_TYPES.has(type)) return undefined;
   const event = arkStreamEventSchema.safeParse(data);
   if (!event.success)
-    throw new ArkStreamInterrupted('transient', `upstream sent an unreadable event: ${message.data.slice(0, 200)}`, arrived);
+    throw new ArkStreamInterrupted(
+      'transient',
+      `upstream sent an unreadable event: ${sanitizeVendorText(message.data.slice(0, 200), [secret])}`,
+      arrived,
+    );
   return event.data;
 }
 
@@ -96,22 +107,29 @@ export async function* streamArkImages(
     }
     const status = res.statusCode ?? 0;
     observe(String(status));
-    if (status !== 200 || !isEventStream(res)) {
+    const stream =
+      status === 200 &&
+      (await isEventStream(res).catch((error: unknown) => {
+        if (!timedOut()) signal?.throwIfAborted();
+        const reason = timedOut() ? `no answer body within ${upstream.timeoutMs} ms` : describeNetworkError(error);
+        throw new UpstreamError('transient', `upstream answer cut off: ${reason}`, { status });
+      }));
+    if (!stream) {
       const text = await readText(res, status === 200 ? undefined : MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
         if (!timedOut()) signal?.throwIfAborted();
         const reason = timedOut() ? `no complete answer within ${upstream.timeoutMs} ms` : describeNetworkError(error);
         throw new UpstreamError('transient', `upstream answer cut off: ${reason}`, { status });
       });
-      if (status !== 200) throw toUpstreamError(status, parseJson(text), [res.headers['retry-after']].flat()[0] ?? null);
+      if (status !== 200) throw toUpstreamError(status, parseJson(text), [res.headers['retry-after']].flat()[0] ?? null, upstream.apiKey);
       clearTimeout(idle);
-      yield* eventsOfAnswer(parseJson(text));
+      yield* eventsOfAnswer(parseJson(text), body.model, upstream.apiKey);
       return;
     }
     let completed = false;
     try {
       for await (const message of sseMessages(res, MAX_EVENT_CHARS)) {
         if (message.data === '[DONE]') break;
-        const event = judge(message, arrived);
+        const event = judge(message, arrived, upstream.apiKey);
         arm();
         if (!event) continue;
         record(arrived, event);

@@ -1,9 +1,9 @@
 import type { CallObserver } from '../../metrics.js';
 import { postJson, type UpstreamTarget } from '../post-json.js';
-import { UpstreamError } from '../upstream-error.js';
+import { readArkAnswer } from './answer.js';
 import { toUpstreamError } from './errors.js';
 import { streamArkImages, type StreamOptions } from './images-stream.js';
-import { arkImageResponseSchema, type ArkImageRequest, type ArkImageResponse } from './schema.js';
+import type { ArkImageRequest, ArkImageResponse } from './schema.js';
 import type { ArkStreamEvent } from './stream-events.js';
 
 export { isModerationCode } from './errors.js';
@@ -27,10 +27,8 @@ export function createArkImages(upstream: UpstreamTarget, observe: CallObserver 
         upstream.timeoutMs,
         observe,
       );
-      if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, answer.headers.get('retry-after'));
-      const parsed = arkImageResponseSchema.safeParse(answer.body);
-      if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
-      return parsed.data;
+      if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, answer.headers.get('retry-after'), upstream.apiKey);
+      return readArkAnswer(answer.body, body.model, upstream.apiKey);
     },
     generateStream: (body, options) => streamArkImages(upstream, body, observe, options),
   };

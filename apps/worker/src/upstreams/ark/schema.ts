@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readArkSize } from './size.js';
 
 /** The Ark images API's request body, as far as the relay sends it. */
 export const arkImageRequestSchema = z.object({
@@ -20,22 +21,63 @@ export const arkImageRequestSchema = z.object({
 });
 export type ArkImageRequest = z.output<typeof arkImageRequestSchema>;
 
-const slotError = z.object({ code: z.string(), message: z.string().default('') });
+/**
+ * What proves delivery is required (an image's link or bytes); everything else a paid answer
+ * carries is optional, and a field of the wrong type reads as absent: a 200 with images is
+ * never rejected (and so never bought again) for a field the relay can derive or leave out.
+ */
+const maybe = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const count = maybe(z.number().int().min(0));
 
-/** A success answer: each slot is an image (url or b64_json) or, in a set, an error. */
+export const arkSizeSchema = z.unknown().optional().transform(readArkSize);
+export const arkSlotErrorSchema = z.object({ code: z.string(), message: z.string().catch('') });
+
+/** usage: only `generated_images` is documented for every model (3.0 answers carry nothing else). */
+export const arkUsageSchema = z.object({
+  generated_images: count,
+  output_tokens: count,
+  total_tokens: count,
+  input_images: count,
+  /** Web search and other tools, billed by the vendor apart from images (5.0 lite). */
+  tool_usage: maybe(z.record(z.string(), z.unknown())),
+});
+export type ArkUsage = z.output<typeof arkUsageSchema>;
+
+const deliveredSlot = z
+  .object({ url: maybe(z.string().min(1)), b64_json: maybe(z.string().min(1)), size: arkSizeSchema })
+  .refine((slot) => slot.url !== undefined || slot.b64_json !== undefined);
+const failedSlot = z.object({ error: arkSlotErrorSchema });
+
+/** A slot that is neither an image nor an error keeps its place in the set, as a failed one. */
+const emptySlot = z.unknown().transform(() => ({
+  error: { code: 'upstream_empty_slot', message: 'the upstream sent a slot with neither an image nor an error' },
+}));
+
+/** A slot of the answer: an image, or a failure of its own. */
+export const arkSlotSchema = z.union([failedSlot, deliveredSlot, emptySlot]);
+
+/** A success answer as it arrives: each slot is an image (url or b64_json) or, in a set, an error. */
+export const arkWireResponseSchema = z.object({
+  model: maybe(z.string()),
+  created: maybe(z.number().int()),
+  data: z.array(arkSlotSchema),
+  usage: maybe(arkUsageSchema),
+  tools: maybe(z.array(z.unknown())),
+});
+
+/**
+ * The answer as the adapter hands it on, and as a job's checkpoint keeps it: `model` and
+ * `created` filled in (the model sent, the time it arrived).
+ */
 export const arkImageResponseSchema = z.object({
   model: z.string(),
   created: z.number().int(),
-  data: z.array(
-    z.union([
-      z.object({ error: slotError }),
-      z.object({ url: z.string().optional(), b64_json: z.string().optional(), size: z.string().default('') }),
-    ]),
-  ),
-  usage: z.object({ generated_images: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }).optional(),
+  data: z.array(arkSlotSchema),
+  usage: maybe(arkUsageSchema),
+  tools: maybe(z.array(z.unknown())),
 });
 export type ArkImageResponse = z.output<typeof arkImageResponseSchema>;
 
 export const arkErrorSchema = z.object({
-  error: z.object({ code: z.string(), message: z.string().default(''), param: z.string().optional() }),
+  error: z.object({ code: z.string(), message: z.string().catch(''), param: maybe(z.string()) }),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { arkSizeSchema, arkSlotErrorSchema, arkUsageSchema } from './schema.js';
 
 /**
  * The events of Ark's `stream: true` answer (BytePlus "image-generation-streaming-responses";
@@ -6,7 +7,7 @@ import { z } from 'zod';
  * every event in the vendor's docs (the Python SDK's types call it `created_at`); nothing here
  * needs them, so their absence does not fail an image.
  */
-const stamp = { model: z.string().optional(), created: z.number().int().optional() };
+const stamp = { model: z.string().optional().catch(undefined), created: z.number().int().optional().catch(undefined) };
 
 /** One finished image: a link (valid 24 h) or the file itself, per `response_format`. */
 export const arkImageSucceededSchema = z
@@ -17,8 +18,8 @@ export const arkImageSucceededSchema = z
     image_index: z.number().int().min(0),
     url: z.string().min(1).optional(),
     b64_json: z.string().min(1).optional(),
-    /** WxH as generated, which a keyword size (2K, ...) leaves to the model. */
-    size: z.string().default(''),
+    /** WxH as generated, which a keyword size (2K, ...) leaves to the model; '' when not sent. */
+    size: arkSizeSchema,
   })
   .refine((event) => event.url !== undefined || event.b64_json !== undefined, { message: 'an image event carries url or b64_json' });
 
@@ -27,20 +28,19 @@ export const arkImageFailedSchema = z.object({
   type: z.literal('image_generation.partial_failed'),
   ...stamp,
   image_index: z.number().int().min(0),
-  error: z.object({ code: z.string(), message: z.string().default('') }),
+  error: arkSlotErrorSchema,
 });
 
-/** The set is over: usage counts the delivered images only (the billing unit). */
+/**
+ * The set is over: usage counts the delivered images only (the billing unit). Every usage field
+ * may be missing; the images already arrived and are the caller's whatever the summary says.
+ */
 export const arkStreamCompletedSchema = z.object({
   type: z.literal('image_generation.completed'),
   ...stamp,
-  usage: z.object({
-    generated_images: z.number().int().min(0),
-    output_tokens: z.number().int(),
-    total_tokens: z.number().int(),
-    /** Documented for models that do not stream; read if it ever comes. */
-    input_images: z.number().int().optional(),
-  }),
+  usage: arkUsageSchema.optional().catch(undefined),
+  /** Tools the vendor ran for the set (web search), kept with the job. */
+  tools: z.array(z.unknown()).optional().catch(undefined),
 });
 
 export const arkStreamEventSchema = z.discriminatedUnion('type', [arkImageSucceededSchema, arkImageFailedSchema, arkStreamCompletedSchema]);

@@ -1,4 +1,4 @@
-import { UpstreamError, type UpstreamErrorKind } from '../upstream-error.js';
+import { UpstreamError, type UpstreamErrorDetails, type UpstreamErrorKind } from '../upstream-error.js';
 
 /** What a stream had settled before it broke: those images are the caller's to keep (and pay for). */
 export interface StreamArrivals {
@@ -21,11 +21,8 @@ export class ArkStreamInterrupted extends UpstreamError {
     kind: UpstreamErrorKind,
     message: string,
     readonly arrived: StreamArrivals,
-    code?: string,
+    details: Omit<UpstreamErrorDetails, 'status'> = {},
   ) {
-    super(kind, `${message} (after ${arrived.delivered} delivered and ${arrived.failed} failed images)`, {
-      status: 200,
-      ...(code ? { code } : {}),
-    });
+    super(kind, `${message} (after ${arrived.delivered} delivered and ${arrived.failed} failed images)`, { status: 200, ...details });
   }
 }

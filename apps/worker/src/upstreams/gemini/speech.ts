@@ -1,8 +1,10 @@
 import type { SpeechRequest, UsageMetadata } from '@relay/jobs';
 import type { CallObserver } from '../../metrics.js';
 import { postJson, type UpstreamTarget } from '../post-json.js';
-import { kindOfStatus, UpstreamError } from '../upstream-error.js';
-import { geminiErrorSchema, geminiResponseSchema } from './schema.js';
+import { UpstreamError } from '../upstream-error.js';
+import { withReadingDirection } from './direction.js';
+import { toUpstreamError } from './errors.js';
+import { geminiResponseSchema } from './schema.js';
 
 export interface SynthesizedSpeech {
   pcm: Buffer;
@@ -19,56 +21,68 @@ export interface SpeechSynthesis {
 
 const BLOCKED = ['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'IMAGE_SAFETY'];
 
-/** Gemini's RetryInfo.retryDelay, a protobuf Duration such as "38s" or "45.837906927s". */
-function retryDelayMs(details: Array<Record<string, unknown>> | undefined): number | undefined {
-  const info = details?.find((d) => String(d['@type']).endsWith('google.rpc.RetryInfo'));
-  const delay = info?.retryDelay;
-  const seconds = typeof delay === 'string' ? Number.parseFloat(delay) : Number.NaN;
-  return Number.isFinite(seconds) ? seconds * 1000 : undefined;
-}
+/**
+ * Answers without speech that the same request can get past: the 400 "Model tried to generate
+ * text", a 200 with no audio part (`finishReason: OTHER`, `content: {}`, billed by the vendor all
+ * the same), and audio too short to hold a sound (a bare WAV header has been recorded as a
+ * "success"). Integrators retry them; so does the relay, a bounded number of times, and none is
+ * charged to the caller.
+ */
+const NO_AUDIO_CODES = new Set(['TEXT_INSTEAD_OF_AUDIO', 'NO_AUDIO']);
+export const NO_AUDIO_ATTEMPTS = 3;
+/** 10 ms of 16-bit mono at 24 kHz: less than any spoken sound. */
+const MIN_AUDIO_BYTES = 480;
 
-/** Gemini signals a bad key with 400 API_KEY_INVALID: that is the relay's key, not the caller's fault. */
-function toUpstreamError(status: number, body: unknown): UpstreamError {
-  const parsed = geminiErrorSchema.safeParse(body);
-  const error = parsed.success ? parsed.data.error : { message: `upstream answered HTTP ${status}`, status: undefined, details: undefined };
-  const reasons = (error.details ?? []).map((d) => d.reason);
-  const relayAtFault = reasons.includes('API_KEY_INVALID') || error.status === 'FAILED_PRECONDITION';
-  const kind = relayAtFault ? 'misconfigured' : kindOfStatus(status);
-  return new UpstreamError(kind, error.message, { status, code: error.status, retryAfterMs: retryDelayMs(error.details) });
-}
+const isNoAudio = (error: unknown): error is UpstreamError =>
+  error instanceof UpstreamError && NO_AUDIO_CODES.has(error.details.code ?? '');
 
 export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObserver): SpeechSynthesis {
+  async function once(upstreamModel: string, body: Omit<SpeechRequest, 'model'>): Promise<SynthesizedSpeech> {
+    const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;
+    const answer = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs, observe);
+    if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, upstream.apiKey);
+    const parsed = geminiResponseSchema.safeParse(answer.body);
+    if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
+    const { candidates, promptFeedback, usageMetadata, responseId } = parsed.data;
+    const candidate = candidates[0];
+    const blocked = promptFeedback?.blockReason ?? (BLOCKED.includes(candidate?.finishReason ?? '') ? candidate?.finishReason : undefined);
+    if (blocked)
+      throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, { status: 400, code: blocked, moderation: true });
+    const parts = (candidate?.content?.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
+    const pcm = Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64')));
+    if (pcm.length < MIN_AUDIO_BYTES) {
+      const what = parts.length === 0 ? 'without audio' : `with ${pcm.length} bytes of audio`;
+      throw new UpstreamError('transient', `the upstream answered ${what} (finishReason ${candidate?.finishReason ?? 'none'})`, {
+        status: 200,
+        code: 'NO_AUDIO',
+      });
+    }
+    return {
+      pcm,
+      mimeType: parts[0]!.mimeType,
+      finishReason: candidate?.finishReason ?? 'STOP',
+      usageMetadata,
+      responseId: responseId ?? '',
+    };
+  }
+
   return {
+    /** Answers without speech are asked again, with a reading direction where the model takes one. */
     async synthesize(upstreamModel, body) {
-      const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;
-      const answer = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs, observe);
-      if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body);
-      const parsed = geminiResponseSchema.safeParse(answer.body);
-      if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
-      const { candidates, promptFeedback, usageMetadata, responseId } = parsed.data;
-      const candidate = candidates[0];
-      const blocked =
-        promptFeedback?.blockReason ?? (BLOCKED.includes(candidate?.finishReason ?? '') ? candidate?.finishReason : undefined);
-      if (blocked)
-        throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, {
-          status: 400,
-          code: blocked,
-          moderation: true,
-        });
-      const parts = (candidate?.content?.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
-      if (parts.length === 0) {
-        throw new UpstreamError('unusable', `the upstream answered without audio (finishReason ${candidate?.finishReason ?? 'none'})`, {
-          status: 200,
-          code: candidate?.finishReason,
-        });
+      let sent = body;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once(upstreamModel, sent);
+        } catch (error) {
+          if (!isNoAudio(error)) throw error;
+          if (attempt >= NO_AUDIO_ATTEMPTS)
+            throw new UpstreamError('unusable', `the upstream answered no speech ${attempt} times (last: ${error.message})`, {
+              status: error.details.status,
+              code: error.details.code,
+            });
+          sent = withReadingDirection(upstreamModel, body) ?? body;
+        }
       }
-      return {
-        pcm: Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64'))),
-        mimeType: parts[0]!.mimeType,
-        finishReason: candidate?.finishReason ?? 'STOP',
-        usageMetadata,
-        responseId: responseId ?? '',
-      };
     },
   };
 }
