@@ -33,7 +33,7 @@ describe('Ark images', () => {
     const requestId = res.headers.get('x-request-id')!;
     const body = (await res.json()) as { error: { code: string; message: string; type: string; param: string } };
     expect(body.error).toMatchObject({ code: 'AuthenticationError', type: 'Unauthorized', param: '' });
-    expect(body.error.message).toContain(`Request ID: ${requestId}`);
+    expect(body.error.message).toContain(`Request id: ${requestId}`); // lower-case "id", as the recorded bodies have it
   });
 
   test('unknown model: 404; Volcengine and endpoint ids resolve', async () => {

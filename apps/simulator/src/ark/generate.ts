@@ -5,7 +5,8 @@ import { imageDimensions } from '../render/dimensions.js';
 import type { SimContext } from '../context.js';
 import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
-import { DEFAULT_CODES, messageFor, sendArkError } from './errors.js';
+import { reshape } from './answer-shape.js';
+import { accountIdFor, DEFAULT_CODES, messageFor, sendArkError } from './errors.js';
 import { planImageSet, setSize } from './image-set.js';
 import { streamImageSet } from './stream.js';
 import { validateArkRequest, type ArkRequest } from './validate.js';
@@ -43,11 +44,13 @@ export function createGenerateHandler(ctx: SimContext) {
     stats.requests.images += 1;
     const fault = await playRequestFault(faults, 'images', req);
     if (fault === 'gone') return;
+    const body = (req.body ?? {}) as Record<string, unknown>;
     if (fault?.type === 'error') {
       const code = fault.code ?? DEFAULT_CODES[fault.status] ?? 'InternalServiceError';
-      return sendArkError(res, fault.status, code, messageFor(code));
+      const key = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
+      const model = typeof body.model === 'string' ? body.model : '';
+      return sendArkError(res, fault.status, code, messageFor(code, { model, account: accountIdFor(key) }));
     }
-    const body = (req.body ?? {}) as Record<string, unknown>;
     // validation errors are plain JSON even when `stream` is true, as the vendor's are
     const request = validateArkRequest(body, { streamUnsupported: config.SIM_STREAM_UNSUPPORTED });
     if ('status' in request) return sendArkError(res, request.status, request.code, request.message, request.param);
@@ -57,8 +60,24 @@ export function createGenerateHandler(ctx: SimContext) {
     }
     const inputs = await resolveInputs(request, res);
     if ('error' in inputs) return sendArkError(res, 400, 'InvalidParameter', inputs.error, 'image');
-    const set = planImageSet(ctx, request, inputs.size, String(res.getHeader('x-request-id')));
-    if (request.stream) return streamImageSet(ctx, res, request.modelId, set, faults.takeStreamFault());
+    // faults on how the answer looks are taken by an answer they apply to
+    const shape = faults.takeShapeFault('answer-shape', 'images');
+    const link = request.responseFormat === 'url' ? faults.takeShapeFault('link', 'images') : undefined;
+    const set = planImageSet(
+      ctx,
+      request,
+      inputs.size,
+      String(res.getHeader('x-request-id')),
+      link && { mode: link.serve, hops: link.hops, contentType: link.contentType },
+    );
+    if (request.stream) {
+      return streamImageSet(ctx, res, request.modelId, set, {
+        fault: faults.takeStreamFault(),
+        shape,
+        previews: faults.takeShapeFault('previews', 'images'),
+        mislabel: faults.takeShapeFault('mislabel', 'images'),
+      });
+    }
 
     await sleep(config.SIM_LATENCY_MS + config.SIM_IMAGE_SPACING_MS * (set.count - 1));
     const data: unknown[] = [];
@@ -70,6 +89,13 @@ export function createGenerateHandler(ctx: SimContext) {
       if ('stops' in slot && slot.stops) break;
     }
     stats.recordImages(delivered);
-    res.json({ model: request.modelId, created: Math.floor(Date.now() / 1000), data, usage: set.usage(delivered) });
+    const answer = {
+      model: request.modelId,
+      created: Math.floor(Date.now() / 1000),
+      data,
+      ...(set.tools && { tools: set.tools }),
+      usage: set.usage(delivered),
+    };
+    res.json(reshape(answer, shape));
   };
 }

@@ -3,6 +3,7 @@ import { renderImage, type RenderSpec } from '../render/encode.js';
 import type { SimContext } from '../context.js';
 import type { ImageFault } from '../faults.js';
 import { messageFor } from './errors.js';
+import type { LinkServe } from './links.js';
 import type { ArkRequest } from './validate.js';
 
 const hash = (text: string) => createHash('sha256').update(text).digest();
@@ -15,9 +16,9 @@ export function setSize(request: ArkRequest): number {
   return Math.max(1, Math.min(count, request.maxImages));
 }
 
-/** One image of a set: its item (url or b64_json, size), or its failure. */
+/** One image of a set: its item (url or b64_json, size) and what it renders, or its failure. */
 export type SetSlot =
-  | { image: Record<string, unknown> }
+  | { image: Record<string, unknown>; spec: RenderSpec }
   /** `stops`: an internal error ends the set there; a content refusal does not. */
   | { error: { code: string; message: string }; stops: boolean };
 
@@ -25,14 +26,24 @@ export interface ImageSet {
   /** The most images the set can hold (fewer when an internal error stops it). */
   count: number;
   slot(index: number): SetSlot;
-  usage(delivered: number): { generated_images: number; output_tokens: number; total_tokens: number };
+  usage(delivered: number): ArkUsage;
+  /** The tools the answer echoes (`[{type: "web_search"}]` when the request asked for the search). */
+  tools?: Array<{ type: string }>;
+}
+
+export interface ArkUsage {
+  generated_images: number;
+  output_tokens: number;
+  total_tokens: number;
+  /** With the web search tool: the searches made (one a request here). */
+  tool_usage?: { web_search: number };
 }
 
 /**
  * The images one request makes, the same whether they are answered at once or streamed: the
  * per-image faults queued for it, and the usage the vendor bills (Σ W·H / 256 per delivered image).
  */
-export function planImageSet(ctx: SimContext, request: ArkRequest, size: string, requestId: string): ImageSet {
+export function planImageSet(ctx: SimContext, request: ArkRequest, size: string, requestId: string, link?: LinkServe): ImageSet {
   const faults: ImageFault[] = ctx.faults.takeImageFaults();
   const [width, height] = size.split('x').map(Number) as [number, number];
   const hue = hash(request.prompt)[1]! % 8;
@@ -47,14 +58,17 @@ export function planImageSet(ctx: SimContext, request: ArkRequest, size: string,
       const image: Record<string, unknown> =
         request.responseFormat === 'b64_json'
           ? { b64_json: renderImage(spec).toString('base64') }
-          : { url: ctx.links.sign(`${requestId}_${index}.${spec.format}`, spec) };
+          : { url: ctx.links.sign(`${requestId}_${index}.${spec.format}`, spec, undefined, link) };
       image.size = size;
       if (request.model.outputFormat) image.output_format = request.outputFormat;
-      return { image };
+      return { image, spec };
     },
     usage(delivered) {
       const tokens = Math.round((delivered * width * height) / 256);
-      return { generated_images: delivered, output_tokens: tokens, total_tokens: tokens };
+      const usage: ArkUsage = { generated_images: delivered, output_tokens: tokens, total_tokens: tokens };
+      if (request.webSearch) usage.tool_usage = { web_search: 1 };
+      return usage;
     },
+    ...(request.webSearch ? { tools: [{ type: 'web_search' }] } : {}),
   };
 }

@@ -16,6 +16,11 @@ export interface ArkModel {
   outputFormat: boolean;
   /** `optimize_prompt_options.mode: "fast"`: of the models here, 4.0 only (4.5 and 5.0-lite take standard). */
   fastPromptMode: boolean;
+  /**
+   * `tools: [{type: "web_search"}]`: 5.0-lite; its answer then echoes `tools` and counts
+   * `usage.tool_usage.web_search` (the Volcengine stream docs' completed event).
+   */
+  webSearch: boolean;
 }
 
 const generation = {
@@ -29,6 +34,7 @@ const generation = {
   stream: true,
   outputFormat: false,
   fastPromptMode: false,
+  webSearch: false,
 };
 
 const MODELS: ArkModel[] = [
@@ -68,7 +74,15 @@ const MODELS: ArkModel[] = [
     fastPromptMode: true,
   },
   { id: 'seedream-4-5-251128', ...generation, keywords: ['2K', '4K'], minPixels: 3_686_400, maxPixels: 16_777_216 },
-  { id: 'seedream-5-0-260128', ...generation, keywords: ['2K', '3K'], minPixels: 3_686_400, maxPixels: 10_404_496, outputFormat: true },
+  {
+    id: 'seedream-5-0-260128',
+    ...generation,
+    keywords: ['2K', '3K'],
+    minPixels: 3_686_400,
+    maxPixels: 10_404_496,
+    outputFormat: true,
+    webSearch: true,
+  },
 ];
 
 /** Resolves BytePlus ids, Volcengine `doubao-` ids, the 5.0-lite alias, and `ep-` endpoint ids. */

@@ -23,6 +23,8 @@ export interface ArkRequest {
   /** An SSE answer; false for a model without streaming when `streamUnsupported` is 'ignore'. */
   stream: boolean;
   promptMode: 'standard' | 'fast';
+  /** `tools: [{type: "web_search"}]` on a model that has the search. */
+  webSearch: boolean;
 }
 
 export interface ValidationOptions {
@@ -100,6 +102,16 @@ function checkPromptMode(model: ArkModel, raw: unknown): 'standard' | 'fast' | A
   return mode;
 }
 
+/** `tools`: the web search only, on the models that have it. */
+function checkTools(model: ArkModel, raw: unknown): boolean | ArkRejection {
+  if (raw === undefined) return false;
+  const valid =
+    Array.isArray(raw) && raw.every((t) => typeof t === 'object' && t !== null && (t as { type?: unknown }).type === 'web_search');
+  if (!valid) return bad('tools', 'The parameter `tools` must be an array of tools of type web_search.');
+  if (raw.length > 0 && !model.webSearch) return bad('tools', `The parameter \`tools\` is not supported by model ${model.id}.`);
+  return raw.length > 0;
+}
+
 /**
  * `max_images` in [1, 15], default 15; references + generated images <= 15. A given
  * max_images that leaves no room is refused; the default shrinks to what is left, as the
@@ -147,6 +159,8 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
   }
   const mode = checkPromptMode(model, body.optimize_prompt_options);
   if (typeof mode !== 'string') return mode;
+  const webSearch = checkTools(model, body.tools);
+  if (typeof webSearch !== 'boolean') return webSearch;
   const sequential = body.sequential_image_generation ?? 'disabled';
   if (sequential !== 'auto' && sequential !== 'disabled')
     return bad('sequential_image_generation', 'The parameter `sequential_image_generation` must be auto or disabled.');
@@ -182,5 +196,6 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
     seed,
     stream: body.stream === true && model.stream,
     promptMode: mode,
+    webSearch,
   };
 }
