@@ -22,3 +22,15 @@ export function synthesize(text: string): Buffer {
   }
   return pcm;
 }
+
+/**
+ * A reading direction leading the text: a first clause asking to say, read or speak, ending in a
+ * colon ("Say cheerfully: Have a wonderful day!", "Read aloud in a warm tone:\n…", Google's TTS
+ * guide). The model follows it and speaks only what comes after.
+ */
+const DIRECTION = /^\s*(?:say|read|speak)\b[^:\n]{0,80}:\s*(?=\S)/i;
+
+export const hasDirection = (text: string) => DIRECTION.test(text);
+
+/** The words the model speaks: the text without its leading direction. */
+export const spokenText = (text: string) => text.replace(DIRECTION, '');

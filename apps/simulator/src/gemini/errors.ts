@@ -52,6 +52,37 @@ export function sendQuotaExceeded(res: Response, model: string, retryDelay: stri
   ]);
 }
 
+/**
+ * The free tier's request quota as RooCodeInc/Roo-Code#3883 records a 429: QuotaFailure, Help,
+ * then RetryInfo, in that order, the message without "Please retry in". The retryDelay is short
+ * even for the day's quota: a client that trusts it retries into the same wall.
+ */
+export function sendQuotaFailure(res: Response, model: string, period: 'minute' | 'day', retryDelay: string) {
+  const per = period === 'day' ? 'Day' : 'Minute';
+  sendGoogleError(res, 429, MESSAGES[429]!, [
+    {
+      '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+      violations: [
+        {
+          quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+          quotaId: `GenerateRequestsPer${per}PerProjectPerModel-FreeTier`,
+          quotaDimensions: { location: 'global', model },
+          quotaValue: period === 'day' ? '15' : '3',
+        },
+      ],
+    },
+    {
+      '@type': 'type.googleapis.com/google.rpc.Help',
+      links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }],
+    },
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+  ]);
+}
+
+/** What a TTS model answers when it would have written text instead of speaking (esphome/home-assistant-voice-pe#507). */
+export const TRIED_TO_GENERATE_TEXT =
+  'Model tried to generate text, but it should only be used for TTS. Make sure your instructions are clear to only generate audio from a given text transcript.';
+
 export function sendBadRequest(res: Response, field: string, description: string, message = 'Request contains an invalid argument.') {
   sendGoogleError(res, 400, message, [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field, description }] }]);
 }

@@ -4,25 +4,32 @@ import type { Request, Response } from 'express';
 import type { SimContext } from '../context.js';
 import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
-import { AUDIO_TOKENS_PER_SECOND, SAMPLE_RATE, secondsFor, synthesize } from './audio.js';
-import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded } from './errors.js';
+import { AUDIO_TOKENS_PER_SECOND, hasDirection, secondsFor, spokenText, synthesize } from './audio.js';
+import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded, sendQuotaFailure, TRIED_TO_GENERATE_TEXT } from './errors.js';
 import { ttsModel } from './models.js';
 import { validateTts } from './validate.js';
 
-function respond(req: Request, res: Response, stream: boolean, payload: unknown) {
-  if (!stream) return void res.json(payload);
-  if (req.query.alt === 'sse') {
-    // the 2.5 preview sends the whole clip as one event, then closes the stream
-    res.status(200).type('text/event-stream').set('Cache-Control', 'no-cache');
-    return void res.end(`data: ${JSON.stringify(payload)}\r\n\r\n`);
-  }
-  res.json([payload]);
-}
+/** Seconds left in this minute, as a per-minute quota's RetryInfo gives them ("26s"). */
+const restOfMinute = () => `${60 - new Date().getUTCSeconds()}s`;
 
 /** POST /v1beta/models/{model}:generateContent and :streamGenerateContent for TTS models. */
 export function createGenerateContentHandler(ctx: SimContext) {
   const { config, faults, stats } = ctx;
   const minute: number[] = [];
+
+  function respond(req: Request, res: Response, stream: boolean, payload: unknown) {
+    if (!stream) return void res.json(payload);
+    if (req.query.alt === 'sse') {
+      // the 2.5 preview sends the whole clip as one event, then closes the stream
+      res.status(200).type('text/event-stream').set('Cache-Control', 'no-cache');
+      // a mislabelled stream goes out under the label as given (express would add a charset)
+      const mislabel = faults.takeShapeFault('mislabel', 'speech');
+      if (mislabel) res.setHeader('Content-Type', mislabel.contentType);
+      return void res.end(`data: ${JSON.stringify(payload)}\r\n\r\n`);
+    }
+    res.json([payload]);
+  }
+
   return async (req: Request, res: Response) => {
     const [model = '', action = ''] = String(req.params.modelAction).split(':');
     const spec = ttsModel(model);
@@ -41,6 +48,7 @@ export function createGenerateContentHandler(ctx: SimContext) {
       if (fault.status === 429) return sendQuotaExceeded(res, model, fault.retryDelay ?? '38s');
       return sendGoogleError(res, fault.status, defaultMessage(fault.status));
     }
+    if (fault?.type === 'quota') return sendQuotaFailure(res, model, fault.period, fault.retryDelay ?? restOfMinute());
     const checked = validateTts(req.body);
     if (!('text' in checked)) return sendBadRequest(res, checked.field, checked.description, checked.message);
     if (spec.voiceRequired && !checked.voiced) return sendGoogleError(res, 400, 'Request contains an invalid argument.');
@@ -51,34 +59,31 @@ export function createGenerateContentHandler(ctx: SimContext) {
     }
     minute.push(now);
     await sleep(config.SIM_LATENCY_MS);
+    // the model answered text instead of audio: refused after it ran, as the real one is
+    if (fault?.type === 'refuse-text' && (fault.when === 'always' || !hasDirection(checked.text))) {
+      return sendGoogleError(res, 400, TRIED_TO_GENERATE_TEXT);
+    }
 
+    // the model reads the whole text (prompt tokens) and speaks what follows a leading direction
+    const spoken = spokenText(checked.text);
     const promptTokens = Math.max(1, Math.ceil(checked.text.length / 4));
+    const audioTokens = Math.round(secondsFor(spoken) * AUDIO_TOKENS_PER_SECOND);
     const responseId = randomBytes(16).toString('base64url').slice(0, 22);
+    const stream = action === 'streamGenerateContent';
     if (fault?.type === 'no-content') {
-      return respond(req, res, action === 'streamGenerateContent', {
-        candidates: [{ finishReason: 'OTHER', index: 0 }],
-        usageMetadata: {
-          promptTokenCount: promptTokens,
-          totalTokenCount: promptTokens,
-          promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
-        },
+      // as google-gemini/cookbook#1231 pasted it: no parts at all, and the audio billed anyway
+      return respond(req, res, stream, {
+        candidates: [{ content: {}, finishReason: 'OTHER' }],
+        usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: audioTokens },
         modelVersion: model,
         responseId,
       });
     }
-    const pcm = synthesize(checked.text);
-    const audioTokens = Math.round(secondsFor(checked.text) * AUDIO_TOKENS_PER_SECOND);
-    respond(req, res, action === 'streamGenerateContent', {
-      candidates: [
-        {
-          content: {
-            role: 'model',
-            parts: [{ inlineData: { mimeType: `audio/L16;codec=pcm;rate=${SAMPLE_RATE}`, data: pcm.toString('base64') } }],
-          },
-          finishReason: 'STOP',
-          index: 0,
-        },
-      ],
+    const mimeType = faults.takeShapeFault('mime', 'speech')?.mimeType ?? spec.mimeType;
+    // empty-audio: a success with no samples (the 44-byte WAVs of unicef/adt-studio#849), billed all the same
+    const data = fault?.type === 'empty-audio' ? '' : synthesize(spoken).toString('base64');
+    respond(req, res, stream, {
+      candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType, data } }] }, finishReason: 'STOP', index: 0 }],
       usageMetadata: {
         promptTokenCount: promptTokens,
         candidatesTokenCount: audioTokens,

@@ -6,13 +6,24 @@
  * models/gemini-3.8-flash-lite-tts) are taken to refuse it the same way; every sample Google
  * gives for them names a voice. All four take the 30 prebuilt voices, 8,192 input tokens and
  * 16,384 output tokens, and answer raw 24 kHz PCM here.
+ * `mimeType`: how the model labels that PCM. The 2.5 previews write `audio/L16;codec=pcm;rate=24000`,
+ * 3.1 Flash TTS `audio/l16; rate=24000; channels=1` (observed live: fixtures/vendor/gemini/
+ * tts-3.1-mimetype…); nothing is recorded for 3.8, which keeps the 2.5 label here.
  */
-export const TTS_MODELS: Readonly<Record<string, { voiceRequired: boolean }>> = {
-  'gemini-2.5-flash-preview-tts': { voiceRequired: false },
-  'gemini-2.5-pro-preview-tts': { voiceRequired: false },
-  'gemini-3.1-flash-tts-preview': { voiceRequired: true },
-  'gemini-3.8-flash-tts': { voiceRequired: true },
-  'gemini-3.8-flash-lite-tts': { voiceRequired: true },
+export interface TtsModel {
+  voiceRequired: boolean;
+  mimeType: string;
+}
+
+const L16_25 = 'audio/L16;codec=pcm;rate=24000';
+const L16_31 = 'audio/l16; rate=24000; channels=1';
+
+export const TTS_MODELS: Readonly<Record<string, TtsModel>> = {
+  'gemini-2.5-flash-preview-tts': { voiceRequired: false, mimeType: L16_25 },
+  'gemini-2.5-pro-preview-tts': { voiceRequired: false, mimeType: L16_25 },
+  'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31 },
+  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25 },
+  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25 },
 };
 
 export const ttsModel = (id: string) => (Object.hasOwn(TTS_MODELS, id) ? TTS_MODELS[id] : undefined);
