@@ -163,3 +163,33 @@ describe('mislabel', () => {
     expect(again.headers.get('content-type')).toMatch(/^text\/event-stream/);
   });
 });
+
+describe('recorded refusals', () => {
+  const post = (model: string, generationConfig: Record<string, unknown>) =>
+    fetch(`${sim.url}/v1beta/models/${model}:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'sim-key' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: 'Hello' }] }], generationConfig }),
+    });
+  const voice = { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } };
+
+  test('a thinkingConfig on a 2.5 preview: "Thinking is not enabled for models/…", no details', async () => {
+    const res = await post('gemini-2.5-flash-preview-tts', { responseModalities: ['AUDIO'], thinkingConfig: { thinkingBudget: 0 } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: { code: 400, message: 'Thinking is not enabled for models/gemini-2.5-flash-preview-tts', status: 'INVALID_ARGUMENT' },
+    });
+    const taken = await post('gemini-3.1-flash-tts-preview', { responseModalities: ['AUDIO'], speechConfig: voice, thinkingConfig: {} });
+    expect(taken.status).toBe(200);
+  });
+
+  test('TEXT modalities: the recorded message naming the model and the one combination it takes', async () => {
+    const res = await post('gemini-2.5-flash-preview-tts', { responseModalities: ['TEXT'] });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { message: string; status: string } };
+    expect(error.status).toBe('INVALID_ARGUMENT');
+    expect(error.message).toBe(
+      'The requested combination of response modalities (TEXT) is not supported by the model. models/gemini-2.5-flash-preview-tts accepts the following combination of response modalities:\n* AUDIO',
+    );
+  });
+});

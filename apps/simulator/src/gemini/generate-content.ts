@@ -49,8 +49,11 @@ export function createGenerateContentHandler(ctx: SimContext) {
       return sendGoogleError(res, fault.status, defaultMessage(fault.status));
     }
     if (fault?.type === 'quota') return sendQuotaFailure(res, model, fault.period, fault.retryDelay ?? restOfMinute());
-    const checked = validateTts(req.body);
-    if (!('text' in checked)) return sendBadRequest(res, checked.field, checked.description, checked.message);
+    const checked = validateTts(req.body, model, spec);
+    if (!('text' in checked)) {
+      if (checked.bare) return sendGoogleError(res, 400, checked.message ?? defaultMessage(400));
+      return sendBadRequest(res, checked.field, checked.description, checked.message);
+    }
     if (spec.voiceRequired && !checked.voiced) return sendGoogleError(res, 400, 'Request contains an invalid argument.');
     const now = Date.now();
     while (minute.length && minute[0]! <= now - 60_000) minute.shift();

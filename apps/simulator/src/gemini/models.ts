@@ -9,21 +9,25 @@
  * `mimeType`: how the model labels that PCM. The 2.5 previews write `audio/L16;codec=pcm;rate=24000`,
  * 3.1 Flash TTS `audio/l16; rate=24000; channels=1` (observed live: fixtures/vendor/gemini/
  * tts-3.1-mimetype…); nothing is recorded for 3.8, which keeps the 2.5 label here.
+ * `thinking`: whether a `thinkingConfig` is taken; the 2.5 Flash preview refuses one with 400
+ * "Thinking is not enabled for models/…" (home-assistant/core#153408), taken to hold for 2.5 Pro;
+ * nothing is recorded for 3.x, which take (and ignore) it here.
  */
 export interface TtsModel {
   voiceRequired: boolean;
   mimeType: string;
+  thinking: boolean;
 }
 
 const L16_25 = 'audio/L16;codec=pcm;rate=24000';
 const L16_31 = 'audio/l16; rate=24000; channels=1';
 
 export const TTS_MODELS: Readonly<Record<string, TtsModel>> = {
-  'gemini-2.5-flash-preview-tts': { voiceRequired: false, mimeType: L16_25 },
-  'gemini-2.5-pro-preview-tts': { voiceRequired: false, mimeType: L16_25 },
-  'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31 },
-  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25 },
-  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25 },
+  'gemini-2.5-flash-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
+  'gemini-2.5-pro-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
+  'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31, thinking: true },
+  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25, thinking: true },
+  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25, thinking: true },
 };
 
 export const ttsModel = (id: string) => (Object.hasOwn(TTS_MODELS, id) ? TTS_MODELS[id] : undefined);

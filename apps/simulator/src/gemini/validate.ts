@@ -1,9 +1,12 @@
 import { GEMINI_VOICES } from '@relay/core';
+import type { TtsModel } from './models.js';
 
 export interface GeminiRejection {
   field: string;
   description: string;
   message?: string;
+  /** The message alone, no BadRequest details (as the recorded refusal has it). */
+  bare?: boolean;
 }
 
 /** Fields Gemini knows at each level of a generateContent body (those a TTS call can meet). */
@@ -23,6 +26,7 @@ const KNOWN: Record<string, string[]> = {
     'responseMimeType',
     'presencePenalty',
     'frequencyPenalty',
+    'thinkingConfig',
   ],
   'generation_config.speech_config': ['voiceConfig', 'multiSpeakerVoiceConfig', 'languageCode'],
   'generation_config.speech_config.voice_config': ['prebuiltVoiceConfig'],
@@ -49,6 +53,7 @@ type Body = {
   contents?: Array<{ parts?: Array<{ text?: unknown }> }>;
   generationConfig?: {
     responseModalities?: unknown;
+    thinkingConfig?: unknown;
     speechConfig?: {
       voiceConfig?: { prebuiltVoiceConfig?: { voiceName?: unknown } };
       multiSpeakerVoiceConfig?: { speakerVoiceConfigs?: Array<{ voiceConfig?: { prebuiltVoiceConfig?: { voiceName?: unknown } } }> };
@@ -57,7 +62,11 @@ type Body = {
 };
 
 /** Checks a TTS request as the upstream does; returns the text to speak (and whether it named a voice) or why not. */
-export function validateTts(raw: unknown): { text: string; voiced: boolean } | GeminiRejection {
+export function validateTts(
+  raw: unknown,
+  model: string,
+  spec: Pick<TtsModel, 'thinking'>,
+): { text: string; voiced: boolean } | GeminiRejection {
   const unknown = unknownField(raw, '');
   if (unknown) return unknown;
   const body = raw as Body;
@@ -71,9 +80,18 @@ export function validateTts(raw: unknown): { text: string; voiced: boolean } | G
   if (!text.trim()) return { field: 'contents', description: 'TTS requires text input.' };
   const modalities = body.generationConfig?.responseModalities;
   if (!Array.isArray(modalities) || modalities.length !== 1 || modalities[0] !== 'AUDIO') {
+    // the recorded wording (danielmiessler/Fabric#1607); an absent list is taken as TEXT
+    const asked = Array.isArray(modalities) && modalities.length > 0 ? modalities.map(String).join(', ') : 'TEXT';
+    const message = `The requested combination of response modalities (${asked}) is not supported by the model. models/${model} accepts the following combination of response modalities:\n* AUDIO`;
+    return { field: 'generation_config.response_modalities', description: message, message };
+  }
+  // home-assistant/core#153408: a thinkingConfig, even an empty one, is refused by name
+  if (body.generationConfig?.thinkingConfig !== undefined && !spec.thinking) {
     return {
-      field: 'generation_config.response_modalities',
-      description: 'The requested combination of response modalities is not supported by the model.',
+      field: 'generation_config.thinking_config',
+      description: '',
+      message: `Thinking is not enabled for models/${model}`,
+      bare: true,
     };
   }
   const speech = body.generationConfig?.speechConfig;
