@@ -125,3 +125,39 @@ test("the relay link still serves the file after the upstream's link has expired
   expect(after.status).toBe(200);
   expect(Buffer.from(await after.arrayBuffer()).equals(bytes)).toBe(true);
 });
+
+test("the account's spend cap (SetLimitExceeded): the request ends at once with the vendor's code, the channel shows why, and an operator takes it back", async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 429, code: 'SetLimitExceeded' });
+  const res = await generate();
+  expect(res.status).toBe(503);
+  const body = (await res.json()) as { error: { type: string; code: string; message: string } };
+  // the vendor's code is the error's code, as for a moderation refusal
+  expect(body.error).toMatchObject({ type: 'server_error', code: 'SetLimitExceeded' });
+  expect(body.error.message).toMatch(/quota or spend cap .* \(SetLimitExceeded\)/);
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect((await simStats()).requests.images).toBe(1);
+
+  const { channels } = (await (await stack.admin('GET', '/channels')).json()) as {
+    channels: Array<{ id: string; upstream: string; state: string; exhaustedReason: string | null }>;
+  };
+  const channel = channels.find((c) => c.upstream === 'ark')!;
+  expect(channel).toMatchObject({ state: 'exhausted', exhaustedReason: expect.stringMatching(/^SetLimitExceeded: /) });
+
+  // the next request knows it before calling: no upstream call, the same answer at once
+  const again = await generate();
+  expect(again.status).toBe(503);
+  expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/SetLimitExceeded/);
+  expect((await simStats()).requests.images).toBe(1);
+
+  await admin(stack, 'PATCH', `/channels/${channel.id}`, { disabled: false });
+  expect((await generate()).status).toBe(200);
+});
+
+test('a monthly quota (AccountQuotaExceeded) names its reset to the caller as Retry-After', async () => {
+  await stack.fault({ type: 'error', api: 'images', status: 429, code: 'AccountQuotaExceeded' });
+  const res = await generate();
+  expect(res.status).toBe(503);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe('AccountQuotaExceeded');
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(60);
+  expect((await simStats()).requests.images).toBe(1);
+});

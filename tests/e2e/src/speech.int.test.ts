@@ -213,3 +213,41 @@ describe('Google-dialect errors', () => {
     expect(await res.json()).toMatchObject({ error: { code: 415, status: 'INVALID_ARGUMENT' } });
   });
 });
+
+describe('what Gemini TTS is recorded doing', () => {
+  test('"Model tried to generate text" for a bare short text: asked again with a reading direction, audio for the caller, one charge', async () => {
+    const { key: own, accountId } = await stack.newKey();
+    // the model refuses any text without a leading direction, as 2.5 does for "Hello world"
+    await stack.fault({ type: 'refuse-text', api: 'speech', when: 'bare', times: 5 });
+    const res = await speak(speechBody('Hello world'), { 'x-goog-api-key': own });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as GeminiAnswer;
+    expect(answer.candidates[0]!.content.parts[0]!.inlineData.data.length).toBeGreaterThan(0);
+    expect((await simStats()).statuses).toMatchObject({ 400: 1, 200: 1 });
+    const { ledger } = await stack.account(accountId);
+    expect(ledger.filter((entry) => entry.type === 'settle' && entry.charged > 0)).toHaveLength(1);
+    await fetch(`${stack.sim.url}/_sim/faults`, { method: 'DELETE' });
+  });
+
+  test('empty audio (a header and no samples) is never a success: asked again, and the caller gets real audio', async () => {
+    await stack.fault({ type: 'empty-audio', api: 'speech' });
+    const res = await speak(speechBody());
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as GeminiAnswer;
+    expect(Buffer.from(answer.candidates[0]!.content.parts[0]!.inlineData.data, 'base64').length).toBeGreaterThan(480);
+    expect((await simStats()).requests.speech).toBe(2);
+  });
+
+  test("a per-day quota ends the request at once with the vendor's reason, whatever its short RetryInfo says", async () => {
+    await stack.fault({ type: 'quota', api: 'speech', period: 'day', retryDelay: '26s' });
+    const res = await speak(speechBody());
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: { status: string; message: string; details?: Array<Record<string, unknown>> } };
+    expect(body.error.status).toBe('UNAVAILABLE');
+    expect(body.error.message).toMatch(/quota or spend cap .* \(RESOURCE_EXHAUSTED\); the vendor resets it at/);
+    // the reset is the next midnight in the vendor's zone: hours, not the 26 s the vendor suggested
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(60);
+    expect((await simStats()).requests.speech).toBe(1);
+    await stack.resetBreakers();
+  });
+});

@@ -65,6 +65,35 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
     expect(statuses.at(-1)).toBe('200');
   });
 
+  test.each(['application/json', 'text/plain'])('an event stream labelled %s is read as the stream it is', async (contentType) => {
+    await fault({ type: 'mislabel', api: 'images', contentType });
+    const { events, error } = await drain(ark().generateStream(set(2)));
+    expect(error).toBeUndefined();
+    expect(shape(events)).toEqual(['partial_succeeded0', 'partial_succeeded1', 'completed']);
+  });
+
+  test('preview events (partial_image) and answers without size, usage, model or created still deliver every image', async () => {
+    await fault([
+      { type: 'previews', api: 'images' },
+      { type: 'answer-shape', api: 'images', omit: ['size', 'usage', 'model', 'created'] },
+    ]);
+    const { events, error } = await drain(ark().generateStream(set(3)));
+    expect(error).toBeUndefined();
+    expect(shape(events)).toEqual(['partial_succeeded0', 'partial_succeeded1', 'partial_succeeded2', 'completed']);
+    for (const e of events.slice(0, 3)) expect(e).toMatchObject({ size: '' });
+  });
+
+  test('sizes written W×H (U+00D7) read as WxH', async () => {
+    await fault({ type: 'answer-shape', api: 'images', sizeSeparator: '×', times: 2 });
+    const { events } = await drain(ark().generateStream(set(1)));
+    expect(events[0]).toMatchObject({ size: '2048x2048' });
+    expect(
+      await ark()
+        .generate({ ...set(1), prompt: 'one' })
+        .then((a) => a.data[0]),
+    ).toMatchObject({ size: '2048x2048' });
+  });
+
   test('a refused image in the middle gives partial_failed and the set goes on', async () => {
     await fault({ type: 'image-error', api: 'images', index: 1, code: 'OutputImageSensitiveContentDetected' });
     const { events, error } = await drain(ark().generateStream(set(4, { response_format: 'b64_json', size: '1280x720' })));
