@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver, { type S3rverContext } from '@20minutes/s3rver';
@@ -44,6 +44,9 @@ function drawKeys() {
 
 type GateContext = Pick<S3rverContext, 'method' | 'url' | 'headers' | 'status' | 'type' | 'body'>;
 
+const s3Error = (code: string, message: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+
 /**
  * Every request must be signed with this store's keys (SigV4, header or presigned query): s3rver
  * would serve an unsigned request as if it were the owner's, and anyone on the machine could then
@@ -56,7 +59,44 @@ function signedWith(keys: Keys) {
     if (verdict.ok) return next();
     ctx.status = 403;
     ctx.type = 'application/xml';
-    ctx.body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${verdict.code}</Code><Message>${verdict.message}</Message></Error>`;
+    ctx.body = s3Error(verdict.code, verdict.message);
+  };
+}
+
+const decodedKey = (path: string) => {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * AbortMultipartUpload (`DELETE /bucket/key?uploadId=`), which s3rver answers 405: an upload
+ * that failed mid-way (a result over RESULT_MAX_BYTES, a link that dropped) then left its parts
+ * on disk for good, and the SDK's failed abort hid why the upload had failed, so a final error
+ * was retried as a store outage. Answers as S3 does: 204 once the parts are gone, 404
+ * NoSuchUpload for an upload it does not hold under that key. Runs after the signature check.
+ */
+function abortsUploads(uploadsOf: (bucket: string) => string) {
+  return async (ctx: Pick<S3rverContext, 'method' | 'path' | 'query' | 'status' | 'type' | 'body'>, next: () => Promise<void>) => {
+    const uploadId = ctx.query.uploadId;
+    if (ctx.method !== 'DELETE' || uploadId === undefined) return next();
+    const [, bucket = '', ...key] = ctx.path.split('/');
+    // names from the request become a path: a bucket name and s3rver's own hex ids only
+    const folder =
+      /^[a-z0-9][a-z0-9.-]{0,62}$/.test(bucket) && typeof uploadId === 'string' && /^[0-9a-f]{32}$/.test(uploadId)
+        ? join(uploadsOf(bucket), uploadId)
+        : undefined;
+    const heldKey = folder === undefined ? undefined : await readFile(join(folder, 'key'), 'utf8').catch(() => undefined);
+    if (folder === undefined || heldKey === undefined || heldKey !== decodedKey(key.join('/'))) {
+      ctx.status = 404;
+      ctx.type = 'application/xml';
+      ctx.body = s3Error('NoSuchUpload', 'The specified multipart upload does not exist.');
+      return;
+    }
+    await rm(folder, { recursive: true, force: true });
+    ctx.status = 204;
   };
 }
 
@@ -94,6 +134,12 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
         allowMismatchedSignatures: true,
       });
       starting.middleware.unshift(signedWith({ accessKeyId: keys.S3_ACCESS_KEY_ID, secretAccessKey: keys.S3_SECRET_ACCESS_KEY }));
+      // just before s3rver's router (the last middleware), where the path names the bucket
+      starting.middleware.splice(
+        -1,
+        0,
+        abortsUploads((bucket) => starting.store.getResourcePath(bucket, undefined, 'uploads')),
+      );
       await starting.run();
       server = starting;
     },

@@ -15,6 +15,8 @@ declare module '@20minutes/s3rver' {
     method: string;
     /** The path and query as sent. */
     url: string;
+    /** The path, with the bucket first (virtual-host requests rewritten). */
+    path: string;
     headers: Record<string, string | string[] | undefined>;
     query: Record<string, unknown>;
     status: number;
@@ -25,6 +27,8 @@ declare module '@20minutes/s3rver' {
     constructor(options: S3rverOptions);
     /** Koa's middleware stack, composed when the server starts. */
     middleware: Array<(ctx: S3rverContext, next: () => Promise<void>) => Promise<void>>;
+    /** Its files on disk: `getResourcePath(bucket, undefined, 'uploads')` holds multipart uploads in progress. */
+    store: { getResourcePath(bucket: string, key: string | undefined, resource: string): string };
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
   }
