@@ -143,11 +143,21 @@ export async function getObjectBuffer(store: BlobStore, key: string): Promise<Bu
   return Buffer.concat(chunks);
 }
 
+/** Headers the store puts on its answer to a presigned GET, in place of the object's own (S3's response-* overrides). */
+export interface PresignedAnswer {
+  contentType?: string;
+  contentDisposition?: string;
+}
+
 /** A short-lived GET link signed for the endpoint clients can reach. */
-export function presignGet(store: BlobStore, key: string, expiresInSeconds: number): Promise<string> {
-  return getSignedUrl(store.publicClient, new GetObjectCommand({ Bucket: store.bucket, Key: key }), {
-    expiresIn: expiresInSeconds,
+export function presignGet(store: BlobStore, key: string, expiresInSeconds: number, answer: PresignedAnswer = {}): Promise<string> {
+  const command = new GetObjectCommand({
+    Bucket: store.bucket,
+    Key: key,
+    ...(answer.contentType ? { ResponseContentType: answer.contentType } : {}),
+    ...(answer.contentDisposition ? { ResponseContentDisposition: answer.contentDisposition } : {}),
   });
+  return getSignedUrl(store.publicClient, command, { expiresIn: expiresInSeconds });
 }
 
 export async function ensureBucket(store: BlobStore): Promise<void> {
