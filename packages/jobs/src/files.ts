@@ -10,8 +10,16 @@ import { CAPABILITIES } from './doors/capabilities.js';
  */
 export type JobKind = 'img' | 'tts';
 
-/** The Content-Type a stored file is served with, by its extension (speech formats: @relay/audio). */
-export const CONTENT_TYPES: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'image/png', ...CONTENT_TYPE };
+/**
+ * The Content-Type a stored file is served with, by its extension: the image formats the vendors
+ * make (the worker names a result by its bytes), the speech formats of @relay/audio.
+ */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  ...CONTENT_TYPE,
+};
 
 /** Job ids of every capability (its kind, the prefix), whatever comes next. */
 const JOB_ID_PATTERN = `(?:${Object.values(CAPABILITIES)
