@@ -12,7 +12,8 @@ import {
   type ImageJobResult,
   type StoredFile,
 } from '@relay/jobs';
-import { copyUrlToStore, putBufferToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
+import { copyUrlToStore, putImageToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
+import { storeDelivered } from '../storage/image-slots.js';
 import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
@@ -61,14 +62,22 @@ async function storeSlot(
   fallbackExt: string,
   deps: ImageJobDeps,
 ): Promise<StoredFile> {
-  const extension = extensionOf(slot, fallbackExt);
-  const key = storageKeyOf(job.id!, index, extension);
-  const contentType = CONTENT_TYPES[extension]!;
+  // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
+  const target = (format: string) => ({ key: storageKeyOf(job.id!, index, format), contentType: CONTENT_TYPES[format]! });
   try {
-    const bytes = slot.url
-      ? await copyUrlToStore(slot.url, deps.store, key, contentType, deps.copyLimits)
-      : await putBufferToStore(deps.store, key, Buffer.from(slot.b64_json ?? '', 'base64'), contentType, deps.copyLimits.retry);
-    return { index, fileId: fileIdOf(job.id!, index, extension), size: slot.size, bytes, contentType };
+    const stored = slot.url
+      ? await copyUrlToStore(slot.url, deps.store, target, deps.copyLimits)
+      : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), deps.copyLimits.retry);
+    const said = extensionOf(slot, fallbackExt);
+    if (said !== stored.format)
+      deps.log.debug({ jobId: job.id, index, said, format: stored.format }, 'the upstream named an image otherwise than its bytes');
+    return {
+      index,
+      fileId: fileIdOf(job.id!, index, stored.format),
+      size: slot.size,
+      bytes: stored.bytes,
+      contentType: stored.contentType,
+    };
   } catch (cause) {
     throw storeError(`image ${index}`, cause);
   }
@@ -163,7 +172,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
     const delivered = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [] : [{ index, slot }]));
     log.info({ generations: outcomes.length, slots: slots.length }, 'upstream generated');
-    const images = await Promise.all(delivered.map(({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps)));
+    const images = await storeDelivered(delivered, failed, ({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps));
     const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
       ',',
     );

@@ -1,8 +1,9 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import { Transform } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, policyLookup, putObject, RefusedAddress, refusedLink, type BlobStore, type UrlPolicy } from '@relay/core';
+import { NotAnImage, notAnImage, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff-image.js';
 
 /** How long to keep trying to store a paid result before the attempt fails (STORE_RETRY_MS). */
 export interface StoreRetry {
@@ -15,7 +16,7 @@ export interface CopyLimits {
   maxBytes: number;
   timeoutMs: number;
   retry: StoreRetry;
-  /** Which hosts an upstream's result link may point at. */
+  /** Which hosts an upstream's result link may point at, and every hop it redirects to. */
   urls: UrlPolicy;
 }
 
@@ -24,10 +25,29 @@ export class FileTooLarge extends Error {
   override name = 'FileTooLarge';
 }
 
-/** The link answered 4xx (expired, refused) or the URL policy refuses it: trying again cannot help. */
+/** The link answered 4xx (expired, refused), redirected too often or the URL policy refuses a hop: trying again cannot help. */
 export class LinkRefused extends Error {
   override name = 'LinkRefused';
 }
+
+export { NotAnImage } from './sniff-image.js';
+
+/** How many redirects a result link may take before it is refused. */
+export const MAX_REDIRECTS = 3;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Where an image goes once its bytes said what it is: its key and the Content-Type it is stored with. */
+export type ImageTarget = (format: ImageFormat) => { key: string; contentType: string };
+
+/** What was stored: its size and what its bytes are. */
+export interface StoredImage {
+  bytes: number;
+  format: ImageFormat;
+  contentType: string;
+}
+
+/** Failures no retry can mend: the result itself is at fault, not the store. */
+const isFinal = (error: unknown) => error instanceof FileTooLarge || error instanceof LinkRefused || error instanceof NotAnImage;
 
 /**
  * Retries a store write (with backoff, up to 2 s apart) until it succeeds or `deadlineMs` has
@@ -42,7 +62,7 @@ export async function untilStored<T>(write: () => Promise<T>, { deadlineMs, onRe
       return await write();
     } catch (error) {
       const pause = Math.min(250 * 2 ** attempt, 2_000);
-      if (error instanceof FileTooLarge || error instanceof LinkRefused || Date.now() + pause > deadline) throw error;
+      if (isFinal(error) || Date.now() + pause > deadline) throw error;
       onRetry?.(error);
       await sleep(pause);
     }
@@ -60,52 +80,135 @@ function byteCap(max: number, counted: { bytes: number }) {
   });
 }
 
-/**
- * GET as a Node stream (node:http is lighter than fetch's web streams on this hot path), held
- * to the URL policy: an upstream's link must not make the worker fetch from inside its network.
- */
-function download(link: string, urls: UrlPolicy, signal: AbortSignal): Promise<IncomingMessage> {
-  const url = new URL(link);
+/** One GET, held to the URL policy: its scheme and literal address now, the addresses its name resolves to at connect. */
+function getOnce(url: URL, urls: UrlPolicy, signal: AbortSignal, hop: number): Promise<IncomingMessage> {
+  const after = hop === 0 ? '' : `after ${hop} redirect${hop === 1 ? '' : 's'}, `;
   const refused = refusedLink(url, urls);
-  if (refused) return Promise.reject(new LinkRefused(refused));
+  if (refused) return Promise.reject(new LinkRefused(after + refused));
   const get = url.protocol === 'https:' ? httpsGet : httpGet;
   return new Promise((resolve, reject) => {
     const req = get(url, { signal, lookup: policyLookup(urls, url) }, resolve);
-    req.on('error', (error) => reject(error instanceof RefusedAddress ? new LinkRefused(error.message) : error));
+    req.on('error', (error) => reject(error instanceof RefusedAddress ? new LinkRefused(after + error.message) : error));
   });
-}
-
-async function copyOnce(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
-  const signal = AbortSignal.timeout(limits.timeoutMs);
-  const res = await download(url, limits.urls, signal);
-  if (res.statusCode !== 200) {
-    res.resume();
-    const status = res.statusCode ?? 0;
-    throw new (status >= 400 && status < 500 ? LinkRefused : Error)(`download answered HTTP ${status}`);
-  }
-  const length = Number(res.headers['content-length'] ?? Number.NaN);
-  if (length > limits.maxBytes) {
-    res.destroy();
-    throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
-  }
-  const counted = { bytes: 0 };
-  const body = res.pipe(byteCap(limits.maxBytes, counted));
-  res.on('error', (error) => body.destroy(error));
-  await putObject(store, key, body, {
-    contentType: res.headers['content-type'] ?? contentType,
-    ...(Number.isFinite(length) ? { contentLength: length } : {}),
-    signal,
-  });
-  return counted.bytes;
 }
 
 /**
- * Streams an upstream link into the store (never whole into memory), with a size cap and a
- * deadline per try, retried while the store is away: a copy failure must not throw away a
- * paid generation.
+ * GET as a Node stream (node:http is lighter than fetch's web streams on this hot path), held
+ * to the URL policy: an upstream's link must not make the worker fetch from inside its network.
+ * Redirects are followed by hand, up to MAX_REDIRECTS, each hop checked by the policy before it
+ * is fetched; one more, or one without a usable Location, refuses the link.
  */
-export function copyUrlToStore(url: string, store: BlobStore, key: string, contentType: string, limits: CopyLimits) {
-  return untilStored(() => copyOnce(url, store, key, contentType, limits), limits.retry);
+async function download(link: string, urls: UrlPolicy, signal: AbortSignal): Promise<IncomingMessage> {
+  if (!URL.canParse(link)) throw new LinkRefused('the link is not a URL');
+  let url = new URL(link);
+  for (let hop = 0; ; hop++) {
+    const res = await getOnce(url, urls, signal, hop);
+    const status = res.statusCode ?? 0;
+    if (!REDIRECTS.has(status)) return res;
+    res.resume();
+    const location = res.headers.location;
+    if (!location || !URL.canParse(location, url)) throw new LinkRefused(`the link answered HTTP ${status} without a usable Location`);
+    if (hop === MAX_REDIRECTS) throw new LinkRefused(`the link redirected more than ${MAX_REDIRECTS} times`);
+    url = new URL(location, url);
+  }
+}
+
+/**
+ * Reads a stream's first `size` bytes and hands back a stream of all of it, those bytes
+ * included: the head is all that is held, the rest flows on (with backpressure) once piped.
+ */
+function peek(source: Readable, size: number): Promise<{ head: Buffer; ended: boolean; body: Readable }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let have = 0;
+    const off = () => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+    };
+    const done = (ended: boolean) => {
+      off();
+      const head = Buffer.concat(chunks);
+      const body = new PassThrough();
+      body.write(head);
+      if (ended) body.end();
+      else {
+        source.on('error', (error) => body.destroy(error));
+        source.pipe(body);
+      }
+      resolve({ head, ended, body });
+    };
+    function onData(chunk: Buffer) {
+      chunks.push(chunk);
+      have += chunk.length;
+      if (have < size) return;
+      source.pause();
+      done(false);
+    }
+    function onEnd() {
+      done(true);
+    }
+    function onError(error: Error) {
+      off();
+      reject(error);
+    }
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', onError);
+  });
+}
+
+async function copyOnce(link: string, store: BlobStore, target: ImageTarget, limits: CopyLimits): Promise<StoredImage> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const res = await download(link, limits.urls, signal);
+  // the download's own failure (the cap, a dropped link) is the reason, whatever the store says after it
+  let failure: Error | undefined;
+  try {
+    const status = res.statusCode ?? 0;
+    if (status !== 200) {
+      throw new (status >= 300 && status < 500 ? LinkRefused : Error)(`download answered HTTP ${status}`);
+    }
+    const length = Number(res.headers['content-length'] ?? Number.NaN);
+    if (length > limits.maxBytes) throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
+    const counted = { bytes: 0 };
+    const capped = res.pipe(byteCap(limits.maxBytes, counted));
+    capped.on('error', (error) => (failure ??= error));
+    res.on('error', (error) => capped.destroy(error));
+    const { head, ended, body } = await peek(capped, SNIFF_BYTES);
+    const format = sniffImage(head);
+    if (!format) throw notAnImage(head, res.headers['content-type'], ended);
+    const { key, contentType } = target(format);
+    await putObject(store, key, body, {
+      contentType,
+      ...(Number.isFinite(length) ? { contentLength: length } : {}),
+      signal,
+    });
+    return { bytes: counted.bytes, format, contentType };
+  } catch (error) {
+    res.destroy();
+    throw failure ?? error;
+  }
+}
+
+/**
+ * Streams an upstream's image link into the store (never whole into memory), with a size cap
+ * and a deadline per try, retried while the store is away: a copy failure must not throw away a
+ * paid generation. The first bytes say what the file is and so its key and type; a body that is
+ * no JPEG, PNG or WebP is refused (NotAnImage), as a link refused or too large is, at once.
+ */
+export function copyUrlToStore(link: string, store: BlobStore, target: ImageTarget, limits: CopyLimits): Promise<StoredImage> {
+  return untilStored(() => copyOnce(link, store, target, limits), limits.retry);
+}
+
+/** An image the upstream sent inline (base64), sniffed as a link's is, then stored. */
+export function putImageToStore(store: BlobStore, target: ImageTarget, bytes: Buffer, retry: StoreRetry): Promise<StoredImage> {
+  const format = sniffImage(bytes.subarray(0, SNIFF_BYTES));
+  if (!format) return Promise.reject(notAnImage(bytes.subarray(0, SNIFF_BYTES), undefined, true));
+  const { key, contentType } = target(format);
+  return untilStored(async () => {
+    await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
+    return { bytes: bytes.length, format, contentType };
+  }, retry);
 }
 
 export function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, contentType: string, retry: StoreRetry) {
@@ -115,7 +218,10 @@ export function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, c
   }, retry);
 }
 
-/** A copy failure as the client will see it: too large or a refused link is final, anything else worth a retry. */
+/**
+ * A copy failure as the client will see it: too large, a refused link or no image at all is
+ * final (502, the upstream's fault), anything else a store outage worth a retry.
+ */
 export function storeError(what: string, cause: unknown): AppError {
   if (cause instanceof FileTooLarge) {
     return new AppError('upstream_failed', `${what} is larger than this relay accepts: ${cause.message}`, { retryable: false, cause });
@@ -125,6 +231,9 @@ export function storeError(what: string, cause: unknown): AppError {
       retryable: false,
       cause,
     });
+  }
+  if (cause instanceof NotAnImage) {
+    return new AppError('upstream_failed', `the upstream's ${what} is ${cause.message}`, { retryable: false, cause });
   }
   return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, {
     cause,
