@@ -3,10 +3,30 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { AppError, getObject, isMissingObject, parseOrThrow, presignGet, storeUnavailable, type BlobStore } from '@relay/core';
-import { errorResponses, parseFileId } from '@relay/jobs';
+import { CONTENT_TYPES, errorResponses, parseFileId } from '@relay/jobs';
 import { binaryAnswer } from '../openapi/parts.js';
 
 const filePath = z.object({ fileId: z.string().describe('As the links the relay hands out name it') });
+
+/** The types served as stored: the images and audio the relay writes, nothing else. */
+const SERVED_TYPES = new Set(Object.values(CONTENT_TYPES));
+
+/**
+ * What a stored file is served as, whatever its object says: its type only if it is one the
+ * relay writes (else `application/octet-stream`), inline only for an image or audio.
+ */
+export function servedAs(fileId: string, storedType: string | undefined) {
+  const type = storedType?.trim().toLowerCase();
+  const contentType = type !== undefined && SERVED_TYPES.has(type) ? type : 'application/octet-stream';
+  const inline = contentType.startsWith('image/') || contentType.startsWith('audio/');
+  return { contentType, contentDisposition: `${inline ? 'inline' : 'attachment'}; filename="${fileId}"` };
+}
+
+/**
+ * On every answer: the browser takes the type as given (never sniffs markup out of the bytes),
+ * and a document the relay's origin shows can load nothing and run no script.
+ */
+const UNTRUSTED_BYTES = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; sandbox" };
 
 /**
  * Stable links to stored results. `redirect` sends clients to a short-lived presigned URL of
@@ -15,17 +35,23 @@ const filePath = z.object({ fileId: z.string().describe('As the links the relay 
 export function filesRoutes(store: BlobStore, mode: 'redirect' | 'proxy', linkTtlSeconds: number) {
   const router = express.Router();
   router.get('/files/:fileId', async (req, res) => {
-    const file = parseFileId(parseOrThrow(filePath, req.params).fileId);
+    res.set(UNTRUSTED_BYTES);
+    const { fileId } = parseOrThrow(filePath, req.params);
+    const file = parseFileId(fileId);
     if (!file) throw new AppError('not_found', 'no such file');
     try {
       if (mode === 'redirect') {
-        await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: file.key }));
-        res.set('Cache-Control', 'no-store').redirect(302, await presignGet(store, file.key, linkTtlSeconds));
+        const head = await store.client.send(new HeadObjectCommand({ Bucket: store.bucket, Key: file.key }));
+        // the store's answer to the link carries the same type and disposition as a proxied one
+        const link = await presignGet(store, file.key, linkTtlSeconds, servedAs(fileId, head.ContentType));
+        res.set('Cache-Control', 'no-store').redirect(302, link);
         return;
       }
       const object = await getObject(store, file.key);
+      const served = servedAs(fileId, object.contentType);
       res.set({
-        'Content-Type': object.contentType ?? 'application/octet-stream',
+        'Content-Type': served.contentType,
+        'Content-Disposition': served.contentDisposition,
         'Cache-Control': 'private, max-age=86400, immutable',
         ...(object.contentLength !== undefined ? { 'Content-Length': String(object.contentLength) } : {}),
       });
@@ -45,7 +71,12 @@ export const filePaths: ZodOpenApiPathsObject = {
       summary: 'A stored result (image or audio)',
       requestParams: { path: filePath },
       responses: {
-        '200': binaryAnswer('The file, as stored (FILES_MODE=proxy)', 'image/*', 'audio/*'),
+        '200': binaryAnswer(
+          'The file (FILES_MODE=proxy), typed as the relay stored it (image/jpeg, image/png, image/webp, audio/*), with X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy; any other type as application/octet-stream, an attachment',
+          'image/*',
+          'audio/*',
+          'application/octet-stream',
+        ),
         '302': { description: 'To a short-lived presigned URL of the store (FILES_MODE=redirect)' },
         ...errorResponses('openai', [404, 503]),
       },
