@@ -79,7 +79,7 @@ test('an unknown route under a Google path is a 404 in Google shape; under /v1 t
   expect(await action.json()).toMatchObject({ error: { status: 'NOT_FOUND' } });
 });
 
-test(':countTokens counts characters under every version, free, and refuses bad bodies in Google shape', async () => {
+test(':countTokens estimates Gemini tokens under every version, says it is an estimate, is free, and refuses bad bodies in Google shape', async () => {
   const text = 'Hello there, general Kenobi.';
   for (const version of ['v1', 'v1beta', 'v1alpha']) {
     const res = await postJson(
@@ -88,10 +88,9 @@ test(':countTokens counts characters under every version, free, and refuses bad 
       undefined,
       goog(),
     );
-    expect(await res.json(), version).toEqual({
-      totalTokens: text.length,
-      promptTokensDetails: [{ modality: 'TEXT', tokenCount: text.length }],
-    });
+    expect(res.headers.get('relay-token-count')).toMatch(/^estimate; /);
+    // 28 characters: 7 tokens, not the 28 a character count said
+    expect(await res.json(), version).toEqual({ totalTokens: 7, promptTokensDetails: [{ modality: 'TEXT', tokenCount: 7 }] });
   }
   const whole = await postJson(
     `${stack.url}/v1beta/models/${SPEECH}:countTokens`,
@@ -99,7 +98,15 @@ test(':countTokens counts characters under every version, free, and refuses bad 
     undefined,
     goog(),
   );
-  expect(await whole.json()).toMatchObject({ totalTokens: 3 });
+  expect(await whole.json()).toMatchObject({ totalTokens: 1 });
+  // other scripts take about a token a character
+  const cjk = await postJson(
+    `${stack.url}/v1beta/models/${SPEECH}:countTokens`,
+    { contents: [{ parts: [{ text: '你好世界' }] }] },
+    undefined,
+    goog(),
+  );
+  expect(await cjk.json()).toMatchObject({ totalTokens: 4 });
 
   for (const body of [{}, { contents: [{ parts: [{ text: 'x' }] }], extra: 1 }, { contents: 'x' }]) {
     const res = await postJson(`${stack.url}/v1/models/${SPEECH}:countTokens`, body, undefined, goog());

@@ -9,7 +9,7 @@ import type { ApiConfig } from '../config.js';
 import { jsonBody } from '../http/json-body.js';
 import { geminiModel, geminiModels, modelPath } from '../models/catalog-models.js';
 import { jsonAnswer, jsonRequest } from '../openapi/parts.js';
-import { countTokens, countTokensBody } from './count-tokens.js';
+import { countTokens, countTokensBody, TOKEN_COUNT_LABEL } from './count-tokens.js';
 import { pageOf, pageQuery } from './paging.js';
 import { GEMINI_VERSIONS, modelNotFound, speaksGoogle } from './versions.js';
 
@@ -66,7 +66,8 @@ export function geminiRoutes(deps: GeminiDeps) {
         );
       },
       jsonBody(deps.config.BODY_LIMIT_BYTES, 6 * MAX_PART_CHARS),
-      (req: Request, res: Response) => void res.json(countTokens(parseOrThrow(countTokensBody, req.body))),
+      (req: Request, res: Response) =>
+        void res.set('Relay-Token-Count', TOKEN_COUNT_LABEL).json(countTokens(parseOrThrow(countTokensBody, req.body))),
     );
   }
   return router;

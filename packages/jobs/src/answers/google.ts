@@ -59,7 +59,10 @@ export type GeminiModelList = z.input<typeof geminiModelListSchema>;
 /** The answer of :countTokens. */
 export const countTokensResponseSchema = z
   .object({
-    totalTokens: z.number().int().describe('Characters of text: the input tokens the relay reserves, never fewer than the upstream counts'),
+    totalTokens: z
+      .number()
+      .int()
+      .describe('Gemini tokens, estimated (the Relay-Token-Count header says so): about 4 Latin characters or 1 other character each'),
     promptTokensDetails: z.array(z.object({ modality: z.literal('TEXT'), tokenCount: z.number().int() })),
   })
   .meta({ id: 'CountTokensResponse' });
