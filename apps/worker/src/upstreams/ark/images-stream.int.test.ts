@@ -20,7 +20,7 @@ afterAll(async () => sim?.close());
 const ark = () => createArkImages(target, (status) => void statuses.push(status));
 const control = (method: string, path: string, body: unknown) =>
   fetch(`${sim.url}/_sim/${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-const fault = (f: FaultInput) => control('POST', 'faults', f);
+const fault = (f: FaultInput | FaultInput[]) => control('POST', 'faults', f);
 /** Runs `body` with the simulator's settings changed, then puts them back. */
 async function withSimConfig(patch: Record<string, unknown>, body: () => Promise<void>) {
   const before = (await (await control('PATCH', 'config', {})).json()) as Record<string, unknown>;
