@@ -57,11 +57,13 @@ export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObser
         code: 'NO_AUDIO',
       });
     }
+    // a total left out (or 0) is the sum of its parts, as Google's own answers have it
+    const totalTokenCount = usageMetadata.totalTokenCount || usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount;
     return {
       pcm,
       mimeType: parts[0]!.mimeType,
       finishReason: candidate?.finishReason ?? 'STOP',
-      usageMetadata,
+      usageMetadata: { ...usageMetadata, totalTokenCount },
       responseId: responseId ?? '',
     };
   }
