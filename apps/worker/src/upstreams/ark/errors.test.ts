@@ -28,6 +28,9 @@ describe('what an Ark error code means, whatever status carried it', () => {
     expect(toUpstreamError(429, { error: { code: 'SomethingNew', message: 'x' } }, null).kind).toBe('rate-limited');
     expect(toUpstreamError(400, { error: { code: 'SomethingNew', message: 'x' } }, null).kind).toBe('refused');
     expect(toUpstreamError(503, { error: { code: 'SomethingNew', message: 'x' } }, null).kind).toBe('transient');
+    // an overload with a 5xx is a 5xx; with a 429, a rest
+    expect(toUpstreamError(503, { error: { code: 'ServerOverloaded', message: 'x' } }, null).kind).toBe('transient');
+    expect(toUpstreamError(429, { error: { code: 'ServerOverloaded', message: 'x' } }, null).kind).toBe('rate-limited');
   });
 });
 

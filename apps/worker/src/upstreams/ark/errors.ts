@@ -41,7 +41,9 @@ export function toUpstreamError(status: number, body: unknown, retryAfter: strin
   const text = parsed.success ? parsed.data.error.message : '';
   const message = text ? sanitizeVendorText(text, secret ? [secret] : []) : `upstream answered HTTP ${status}`;
   const param = parsed.success && parsed.data.error.param ? parsed.data.error.param : undefined;
-  const kind = kindOfCode(code) ?? (status === 200 ? 'transient' : kindOfStatus(status));
+  const byCode = kindOfCode(code);
+  // an overload said with a 5xx (ServerOverloaded is a 429 in the vendor's table) is retried as a 5xx is
+  const kind = byCode === 'rate-limited' && status >= 500 ? 'transient' : (byCode ?? (status === 200 ? 'transient' : kindOfStatus(status)));
   return new UpstreamError(kind, message, {
     status,
     code,
