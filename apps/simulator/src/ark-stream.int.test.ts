@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { loadSimulatorConfig } from './config.js';
 import type { FaultInput } from './faults.js';
-import { imageDimensions } from './render/dimensions.js';
+import { imageDimensions } from '@relay/core';
 import { startSimulator, type RunningSimulator } from './server.js';
 
 let sim: RunningSimulator;

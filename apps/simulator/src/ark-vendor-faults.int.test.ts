@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadSimulatorConfig } from './config.js';
 import { faultSchema, type FaultInput } from './faults.js';
-import { imageDimensions } from './render/dimensions.js';
+import { imageDimensions } from '@relay/core';
 import { startSimulator, type RunningSimulator } from './server.js';
 
 let sim: RunningSimulator;

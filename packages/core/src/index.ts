@@ -20,3 +20,4 @@ export * from './net/public-address.js';
 export * from './errors/validate.js';
 export * from './json-shape.js';
 export * from './money/money.js';
+export * from './media/image-dimensions.js';

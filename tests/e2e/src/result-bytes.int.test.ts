@@ -18,6 +18,7 @@ const png = renderImage({ width: 64, height: 64, format: 'png', watermark: false
 const html = Buffer.from('<!doctype html><html><script>fetch("/v1/jobs").then((r) => r.text()).then(alert)</script></html>');
 
 let slots: Array<{ link: string } | { b64: Buffer }> = [];
+let sized = true;
 const calls: string[] = [];
 const gets: string[] = [];
 function streamPng(res: ServerResponse, total: number) {
@@ -38,12 +39,24 @@ const vendor = createServer((req, res) => {
   const path = req.url ?? '/';
   if (req.method === 'POST' && path === '/api/v3/images/generations') {
     calls.push(path);
-    req.resume();
-    const data = slots.map((slot) =>
-      'link' in slot ? { url: `${origin}${slot.link}`, size: '64x64' } : { b64_json: slot.b64.toString('base64'), size: '64x64' },
-    );
-    const body = { model: 'seedream-4-0-250828', created: Math.floor(Date.now() / 1000), data };
-    return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const { stream } = JSON.parse(Buffer.concat(chunks).toString()) as { stream?: boolean };
+      // a vendor that names no size (3.0-t2i, SeedEdit) when `sized` is off
+      const size = sized ? { size: '64x64' } : {};
+      const data = slots.map((slot) =>
+        'link' in slot ? { url: `${origin}${slot.link}`, ...size } : { b64_json: slot.b64.toString('base64'), ...size },
+      );
+      const stamp = { model: 'seedream-4-0-250828', created: Math.floor(Date.now() / 1000) };
+      if (!stream) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...stamp, data }));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const event = (body: object) => res.write(`data: ${JSON.stringify(body)}\n\n`);
+      data.forEach((slot, image_index) => event({ type: 'image_generation.partial_succeeded', ...stamp, image_index, ...slot }));
+      event({ type: 'image_generation.completed', ...stamp, usage: { generated_images: data.length } });
+      res.end('data: [DONE]\n\n');
+    });
+    return;
   }
   gets.push(path);
   switch (path) {
@@ -81,6 +94,7 @@ afterAll(async () => {
 beforeEach(() => {
   calls.length = 0;
   gets.length = 0;
+  sized = true;
 });
 
 interface ImagesBody {
@@ -89,7 +103,7 @@ interface ImagesBody {
   error?: { message: string };
 }
 /** A sequential set of up to two images on a fresh account; its answer, and what the account was charged. */
-async function generate(answer: typeof slots) {
+async function generate(answer: typeof slots, extra: Record<string, unknown> = {}) {
   slots = answer;
   const { key, accountId } = await stack.newKey({ balance: 1_000_000 });
   const res = await postJson(
@@ -99,10 +113,11 @@ async function generate(answer: typeof slots) {
       prompt: 'two maps',
       sequential_image_generation: 'auto',
       sequential_image_generation_options: { max_images: 2 },
+      ...extra,
     },
     key,
   );
-  const body = (await res.json()) as ImagesBody;
+  const body = (extra.stream ? { data: [], streamed: await res.text() } : await res.json()) as ImagesBody & { streamed?: string };
   const account = await stack.account(accountId);
   return { res, body, account, charged: account.ledger.filter((e) => e.type === 'settle').reduce((sum, e) => sum + (e.charged ?? 0), 0) };
 }
@@ -140,6 +155,15 @@ describe('a result that is no image', () => {
     expect(gets).toEqual(['/page.jpeg']);
   });
 
+  test('in a streamed set: that slot fails (not charged), the other is sent and charged', async () => {
+    const { res, body, charged } = await generate([{ link: '/page.jpeg' }, { link: '/image.jpeg' }], { stream: true });
+    expect(res.status).toBe(200);
+    expect(body.streamed!.match(/^event: image_generation\.partial_image$/gm)).toHaveLength(1);
+    expect(body.streamed).toContain('upstream_not_an_image');
+    expect(charged).toBe(PRICE_4_0);
+    expect(calls).toHaveLength(1);
+  });
+
   test('inline (b64_json) markup is refused the same way', async () => {
     const { res, body, charged } = await generate([{ b64: html }, { b64: png }]);
     expect(res.status).toBe(200);
@@ -165,6 +189,15 @@ test('no Content-Length, over RESULT_MAX_BYTES: 502 after one download, not retr
     const uploads = join(directory, stack.env.S3_BUCKET!, '._S3rver_uploads');
     expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
   }
+});
+
+test('an answer that names no size: the size is read from the image itself, and the usage from it', async () => {
+  sized = false;
+  const { res, body } = await generate([{ link: '/image.jpeg' }]);
+  expect(res.status).toBe(200);
+  const answer = body as ImagesBody & { data: Array<{ size: string }>; usage: { output_tokens: number } };
+  expect(answer.data[0]!.size).toBe('64x64');
+  expect(answer.usage.output_tokens).toBe((64 * 64) / 256);
 });
 
 describe('redirects on a result link', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
-import { imageDimensions } from '../render/dimensions.js';
+import { imageDimensions } from '@relay/core';
 import type { SimContext } from '../context.js';
 import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';

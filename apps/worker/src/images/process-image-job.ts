@@ -13,7 +13,7 @@ import {
   type StoredFile,
 } from '@relay/jobs';
 import { copyUrlToStore, putImageToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
-import { storeDelivered } from '../storage/image-slots.js';
+import { NOT_AN_IMAGE, storeDelivered } from '../storage/image-slots.js';
 import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
@@ -50,16 +50,10 @@ function slotsOf(outcomes: Outcome[]): Slot[] {
   });
 }
 
-function extensionOf(slot: Pick<Delivered, 'url'>, fallback: string): string {
-  const fromUrl = slot.url && /\.(png|jpe?g)(?:\?|$)/i.exec(new URL(slot.url).pathname)?.[1]?.toLowerCase();
-  return fromUrl === 'png' ? 'png' : fromUrl ? 'jpeg' : fallback;
-}
-
 async function storeSlot(
   job: Job,
   index: number,
   slot: Pick<Delivered, 'url' | 'b64_json' | 'size'>,
-  fallbackExt: string,
   deps: ImageJobDeps,
 ): Promise<StoredFile> {
   // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
@@ -68,13 +62,12 @@ async function storeSlot(
     const stored = slot.url
       ? await copyUrlToStore(slot.url, deps.store, target, deps.copyLimits)
       : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), deps.copyLimits.retry);
-    const said = extensionOf(slot, fallbackExt);
-    if (said !== stored.format)
-      deps.log.debug({ jobId: job.id, index, said, format: stored.format }, 'the upstream named an image otherwise than its bytes');
+    const measured = stored.dimensions && `${stored.dimensions.width}x${stored.dimensions.height}`;
     return {
       index,
       fileId: fileIdOf(job.id!, index, stored.format),
-      size: slot.size,
+      // the vendor's word where it gave one (3.0 and SeedEdit give none): the bytes' own otherwise
+      size: slot.size || measured || '',
       bytes: stored.bytes,
       contentType: stored.contentType,
     };
@@ -90,7 +83,6 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model)
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
-    const fallbackExt = request.output_format === 'png' ? 'png' : 'jpeg';
     // the last moment a job can be cancelled for free: its client may have left while it waited
     const begin = () => deps.life.begin(job.id!);
 
@@ -134,7 +126,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
         upstream: deps.upstream,
         begin,
         checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
-        store: (index, slot) => storeSlot(job, index, slot, fallbackExt, deps),
+        store: (index, slot) => storeSlot(job, index, slot, deps),
         delivered: (file) => deps.partial(job, file),
       });
       deps.life.callsOver(job);
@@ -172,7 +164,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
     const delivered = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [] : [{ index, slot }]));
     log.info({ generations: outcomes.length, slots: slots.length }, 'upstream generated');
-    const images = await storeDelivered(delivered, failed, ({ index, slot }) => storeSlot(job, index, slot, fallbackExt, deps));
+    const images = await storeDelivered(delivered, failed, ({ index, slot }) => storeSlot(job, index, slot, deps));
     const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
       ',',
     );
@@ -181,8 +173,12 @@ export function createImageProcessor(deps: ImageJobDeps) {
 }
 
 /** A streamed set that delivered nothing: its first refusal is the answer, as for a single call. */
-function refusalOfSet(failed: ImageJobResult['failed']): UpstreamError {
+function refusalOfSet(failed: ImageJobResult['failed']): Error {
   const first = failed[0];
+  // what arrived was paid for but is no image: asking again would buy it again (as storeDelivered decides)
+  if (first && failed.every((slot) => slot.code === NOT_AN_IMAGE)) {
+    return new AppError('upstream_failed', `the upstream delivered no image: ${first.message}`, { retryable: false });
+  }
   if (first && isModerationCode(first.code)) {
     return new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
   }

@@ -5,6 +5,7 @@ import type { ArkImageRequest } from '../upstreams/ark/schema.js';
 import { ArkStreamInterrupted } from '../upstreams/ark/stream-interrupted.js';
 import { endsSet } from '../upstreams/ark/stream-events.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
+import { isNotAnImage, NOT_AN_IMAGE } from '../storage/image-slots.js';
 
 const failedSlot = z.object({ index: z.number().int(), code: z.string(), message: z.string() });
 
@@ -60,7 +61,13 @@ export async function streamSet(job: Job, model: string, body: ArkImageRequest, 
         if (event.created !== undefined) set.created = event.created;
         if (event.model !== undefined) set.upstreamModel = event.model;
         if (event.type === 'image_generation.partial_succeeded') {
-          const file = await deps.store(event.image_index, event);
+          const file = await deps.store(event.image_index, event).catch((error: unknown) => {
+            // bytes that are no image were not delivered: a failed slot, not charged; the set goes on
+            if (!isNotAnImage(error)) throw error;
+            set.failed.push({ index: event.image_index, code: NOT_AN_IMAGE, message: error.message });
+            return undefined;
+          });
+          if (!file) continue;
           set.images.push(file);
           await deps.checkpoint(set, false);
           await deps.delivered(file);

@@ -152,13 +152,13 @@ beforeEach(() => {
 
 describe('stored by what the bytes are, never by what the vendor says', () => {
   test.each([
-    ['a PNG labelled image/jpeg at a .jpg link', '/png-as-jpeg.jpg', 'png', png],
-    ['a JPEG labelled application/octet-stream', '/jpeg-as-octets', 'jpeg', jpeg],
-    ['a WebP', '/webp', 'webp', webp],
-  ])('%s: key and Content-Type from the bytes, the file whole', async (_label, path, format, bytes) => {
+    ['a PNG labelled image/jpeg at a .jpg link', '/png-as-jpeg.jpg', 'png', png, 64],
+    ['a JPEG labelled application/octet-stream', '/jpeg-as-octets', 'jpeg', jpeg, 64],
+    ['a WebP', '/webp', 'webp', webp, 1],
+  ])('%s: key, Content-Type and dimensions from the bytes, the file whole', async (_label, path, format, bytes, side) => {
     const to = target();
     const stored = await copyUrlToStore(`${origin}${path}`, store, to, limits);
-    expect(stored).toEqual({ bytes: bytes.length, format, contentType: `image/${format}` });
+    expect(stored).toEqual({ bytes: bytes.length, format, contentType: `image/${format}`, dimensions: { width: side, height: side } });
     const key = to.keys.get(format)!;
     expect((await head(key)).ContentType).toBe(`image/${format}`);
     expect((await getObjectBuffer(store, key)).equals(bytes)).toBe(true);
@@ -167,7 +167,12 @@ describe('stored by what the bytes are, never by what the vendor says', () => {
 
   test('an inline (base64) image is sniffed the same way', async () => {
     const to = target();
-    expect(await putImageToStore(store, to, png, limits.retry)).toEqual({ bytes: png.length, format: 'png', contentType: 'image/png' });
+    expect(await putImageToStore(store, to, png, limits.retry)).toEqual({
+      bytes: png.length,
+      format: 'png',
+      contentType: 'image/png',
+      dimensions: { width: 64, height: 64 },
+    });
     expect((await getObjectBuffer(store, to.keys.get('png')!)).equals(png)).toBe(true);
   });
 });

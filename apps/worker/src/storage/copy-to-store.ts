@@ -2,7 +2,17 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { get as httpsGet } from 'node:https';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError, policyLookup, putObject, RefusedAddress, refusedLink, type BlobStore, type UrlPolicy } from '@relay/core';
+import {
+  AppError,
+  imageDimensions,
+  policyLookup,
+  putObject,
+  RefusedAddress,
+  refusedLink,
+  type BlobStore,
+  type Dimensions,
+  type UrlPolicy,
+} from '@relay/core';
 import { NotAnImage, notAnImage, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff-image.js';
 
 /** How long to keep trying to store a paid result before the attempt fails (STORE_RETRY_MS). */
@@ -44,6 +54,31 @@ export interface StoredImage {
   bytes: number;
   format: ImageFormat;
   contentType: string;
+  /** Read from the image's own header: what a vendor that names no size made. */
+  dimensions: Dimensions | undefined;
+}
+
+/** How far into a download its header is looked for (a JPEG's frame header may follow large metadata). */
+const DIMENSIONS_WITHIN = 256 * 1024;
+
+/**
+ * Passes bytes through and reads the image's dimensions from the first of them: only the bytes
+ * before the header is found (at most DIMENSIONS_WITHIN) are held, by reference.
+ */
+function dimensionsTap(found: { dimensions?: Dimensions }) {
+  let seen: Buffer[] = [];
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      if (seen.length > 0 || size === 0) {
+        seen.push(chunk);
+        size += chunk.length;
+        found.dimensions = imageDimensions(seen.length === 1 ? chunk : Buffer.concat(seen));
+        if (found.dimensions || size >= DIMENSIONS_WITHIN) seen = [];
+      }
+      done(null, chunk);
+    },
+  });
 }
 
 /** Failures no retry can mend: the result itself is at fault, not the store. */
@@ -171,9 +206,15 @@ async function copyOnce(link: string, store: BlobStore, target: ImageTarget, lim
     const length = Number(res.headers['content-length'] ?? Number.NaN);
     if (length > limits.maxBytes) throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
     const counted = { bytes: 0 };
-    const capped = res.pipe(byteCap(limits.maxBytes, counted));
+    const found: { dimensions?: Dimensions } = {};
+    const cap = res.pipe(byteCap(limits.maxBytes, counted));
+    const capped = cap.pipe(dimensionsTap(found));
+    cap.on('error', (error) => {
+      failure ??= error;
+      capped.destroy(error);
+    });
     capped.on('error', (error) => (failure ??= error));
-    res.on('error', (error) => capped.destroy(error));
+    res.on('error', (error) => cap.destroy(error));
     const { head, ended, body } = await peek(capped, SNIFF_BYTES);
     const format = sniffImage(head);
     if (!format) throw notAnImage(head, res.headers['content-type'], ended);
@@ -183,7 +224,7 @@ async function copyOnce(link: string, store: BlobStore, target: ImageTarget, lim
       ...(Number.isFinite(length) ? { contentLength: length } : {}),
       signal,
     });
-    return { bytes: counted.bytes, format, contentType };
+    return { bytes: counted.bytes, format, contentType, dimensions: found.dimensions };
   } catch (error) {
     res.destroy();
     throw failure ?? error;
@@ -207,7 +248,7 @@ export function putImageToStore(store: BlobStore, target: ImageTarget, bytes: Bu
   const { key, contentType } = target(format);
   return untilStored(async () => {
     await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
-    return { bytes: bytes.length, format, contentType };
+    return { bytes: bytes.length, format, contentType, dimensions: imageDimensions(bytes) };
   }, retry);
 }
 
