@@ -1,8 +1,9 @@
 import { every, type Catalog, type Logger } from '@relay/core';
 import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, type KeySealer, type LimitSet } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
-import { createArkImages, type ImageGeneration } from '../upstreams/ark/images.js';
-import { createGeminiSpeech, type SpeechSynthesis } from '../upstreams/gemini/speech.js';
+import { ADAPTERS, QUEUE_OF, type ChannelAdapter } from '../upstreams/adapters.js';
+import type { ImageAdapter } from '../upstreams/images.js';
+import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 import type { CallObserver } from '../metrics.js';
 
 /** A channel this worker can call: what it serves, its adapter, and the capacity a call takes. */
@@ -10,7 +11,7 @@ export interface LiveChannel {
   record: ChannelRecord;
   /** Public model id -> the vendor's id on this channel. */
   models: Record<string, string>;
-  images?: ImageGeneration;
+  images?: ImageAdapter;
   speech?: SpeechSynthesis;
   candidate: Candidate;
 }
@@ -31,8 +32,6 @@ export interface RegistrySettings {
   log: Logger;
 }
 
-const QUEUE_OF = { ark: 'images', gemini: 'speech' } as const satisfies Record<ChannelRecord['upstream'], QueueName>;
-
 /** The smallest non-zero of the members' limits: channels of one vendor account share the account's. */
 function groupLimits(members: ChannelRecord[], name: string): LimitSet {
   const least = (values: number[]) => Math.min(...values.filter((v) => v > 0), Number.MAX_SAFE_INTEGER);
@@ -52,7 +51,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
   const { store, log } = settings;
   let live: LiveChannel[] = [];
   let version = -1;
-  const adapters = new Map<string, { signature: string; adapter: ImageGeneration | SpeechSynthesis }>();
+  const adapters = new Map<string, { signature: string; made: ChannelAdapter }>();
   const unopenable = new Set<string>();
 
   function keyOf(record: ChannelRecord): string | undefined {
@@ -84,15 +83,12 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       const queue = QUEUE_OF[record.upstream];
       const upstream = { baseUrl: record.baseUrl.replace(/\/+$/, ''), apiKey, timeoutMs: settings.timeoutMs(record) };
       const signature = JSON.stringify(upstream);
-      let made = adapters.get(record.id);
-      if (made?.signature !== signature) {
-        const adapter =
-          record.upstream === 'ark'
-            ? createArkImages(upstream, settings.observe(record.id))
-            : createGeminiSpeech(upstream, settings.observe(record.id));
-        made = { signature, adapter };
-        adapters.set(record.id, made);
+      let kept = adapters.get(record.id);
+      if (kept?.signature !== signature) {
+        kept = { signature, made: ADAPTERS[record.upstream](upstream, settings.observe(record.id)) };
+        adapters.set(record.id, kept);
       }
+      const { made } = kept;
       const group = record.capacityGroup ? groupLimits(groups.get(record.capacityGroup)!, record.capacityGroup) : undefined;
       const pool = settings.pools[queue];
       const sets: LimitSet[] = [
@@ -103,7 +99,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       out.push({
         record,
         models: servedModels(settings.catalog, record),
-        ...(record.upstream === 'ark' ? { images: made.adapter as ImageGeneration } : { speech: made.adapter as SpeechSynthesis }),
+        ...(made.capability === 'images' ? { images: made.adapter } : { speech: made.adapter }),
         candidate: { id: record.id, tier: record.priority, weight: record.weight, sets },
       });
     }

@@ -3,7 +3,7 @@ import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings,
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { UpstreamError } from '../upstreams/upstream-error.js';
-import type { ImageGeneration } from '../upstreams/ark/images.js';
+import type { ImageAdapter } from '../upstreams/images.js';
 import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
 import type { WorkerMetrics } from '../metrics.js';
 import { channelCallLevel } from '../log-levels.js';
@@ -142,7 +142,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   }
 
   return {
-    images: <T>(model: string, run: (upstream: ImageGeneration, vendorModel: string) => Promise<T>) =>
+    images: <T>(model: string, run: (upstream: ImageAdapter, vendorModel: string) => Promise<T>) =>
       call('images', model, (c, vendorModel) => run(c.images!, vendorModel)),
     speech: <T>(model: string, run: (upstream: SpeechSynthesis, vendorModel: string) => Promise<T>) =>
       call('speech', model, (c, vendorModel) => run(c.speech!, vendorModel)),

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { describe, expect, test } from 'vitest';
-import type { ArkImageResponse } from '../upstreams/ark/schema.js';
+import type { ImageSet } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import { ChannelsCooling } from '@relay/channels';
 import { runGenerations, type Answered } from './generations.js';
@@ -24,9 +24,9 @@ const asJob = (job: ReturnType<typeof fakeJob>) => job as unknown as Job;
 const run = (job: ReturnType<typeof fakeJob>, count: number, generate: () => Promise<Answered>) =>
   runGenerations(asJob(job), count, generate, job.checkpoint);
 
-const answer = (url: string): ArkImageResponse => ({ model: 'm', created: 1, data: [{ url, size: '2048x2048' }] });
+const answer = (url: string): ImageSet => ({ model: 'm', created: 1, data: [{ url, size: '2048x2048' }] });
 /** Plays a script of upstream results, one per call, in call order. */
-function upstream(script: Array<ArkImageResponse | Error>) {
+function upstream(script: Array<ImageSet | Error>) {
   let calls = 0;
   return {
     get calls() {
@@ -69,17 +69,13 @@ describe('runGenerations', () => {
     expect(outcomes[1]).toEqual({ answer: answer('b'), channel: 'ark' });
   });
 
-  test('an answer without images: refused when moderated, retried otherwise', async () => {
-    const moderated: ArkImageResponse = {
-      model: 'm',
-      created: 1,
-      data: [{ error: { code: 'OutputImageSensitiveContentDetected', message: 'x' } }],
-    };
-    expect(await run(fakeJob(), 1, upstream([moderated]).generate)).toEqual([
+  test("a refusal (the adapter's, for a moderated answer) is the generation's outcome; an answer without images is retried", async () => {
+    const refused = new UpstreamError('refused', 'x', { code: 'OutputImageSensitiveContentDetected', moderation: true });
+    expect(await run(fakeJob(), 1, upstream([refused]).generate)).toEqual([
       { refused: { code: 'OutputImageSensitiveContentDetected', message: 'x', moderation: true } },
     ]);
-    const stopped: ArkImageResponse = { model: 'm', created: 1, data: [{ error: { code: 'InternalServiceError', message: 'x' } }] };
-    await expect(run(fakeJob(), 1, upstream([stopped]).generate)).rejects.toThrow('no image delivered: InternalServiceError');
+    const stopped: ImageSet = { model: 'm', created: 1, data: [{ error: { code: 'InternalServiceError', message: 'x' } }] };
+    await expect(run(fakeJob(), 1, upstream([stopped]).generate)).rejects.toThrow('no image delivered');
   });
 
   test('on the last attempt a generation still failing is given up when another delivered', async () => {

@@ -2,8 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { ChannelsCooling } from '@relay/channels';
-import { isModerationCode } from '../upstreams/ark/images.js';
-import { arkImageResponseSchema, type ArkImageResponse } from '../upstreams/ark/schema.js';
+import { imageSetSchema, isFailedSlot, type ImageSet } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 
 const refusalSchema = z.object({
@@ -15,7 +14,7 @@ const refusalSchema = z.object({
 
 /** What one generation came to: an answer holding at least one image, or a final refusal. */
 const generationSchema = z.union([
-  z.object({ answer: arkImageResponseSchema, channel: z.string().optional() }),
+  z.object({ answer: imageSetSchema, channel: z.string().optional() }),
   z.object({ refused: refusalSchema }),
 ]);
 export type Generation = z.output<typeof generationSchema>;
@@ -25,15 +24,13 @@ export type Outcome = Generation | GaveUp;
 
 const checkpointSchema = z.object({ generations: z.record(z.string(), generationSchema) });
 /** The single-answer checkpoint of jobs queued before generations were counted. */
-const legacyCheckpointSchema = z.object({ generated: arkImageResponseSchema });
+const legacyCheckpointSchema = z.object({ generated: imageSetSchema });
 
-type Slot = ArkImageResponse['data'][number];
 /** An upstream answer and the channel that gave it. */
 export interface Answered {
-  answer: ArkImageResponse;
+  answer: ImageSet;
   channel: string;
 }
-export const isFailedSlot = (slot: Slot): slot is Extract<Slot, { error: unknown }> => 'error' in slot;
 
 /**
  * Generations are paid for: each answer is checkpointed in the job's progress the moment it
@@ -46,12 +43,10 @@ function readCheckpoint(job: Job): Map<number, Generation> {
   return new Map(legacy.success ? [[0, { answer: legacy.data.generated }]] : []);
 }
 
-/** One upstream answer as a generation; an answer without images is a refusal or worth a retry. */
+/** One upstream answer as a generation: the adapter has turned an answer without images into an error already. */
 function outcomeOf({ answer, channel }: Answered): Generation {
-  if (answer.data.some((slot) => !isFailedSlot(slot))) return { answer, channel };
-  const first = answer.data.find(isFailedSlot)?.error;
-  if (first && isModerationCode(first.code)) return { refused: { code: first.code, message: first.message, moderation: true } };
-  throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
+  if (answer.data.every(isFailedSlot)) throw new UpstreamError('transient', 'no image delivered');
+  return { answer, channel };
 }
 
 function refusalOf(error: unknown): Generation | undefined {

@@ -13,15 +13,14 @@ import {
   type StoredFile,
 } from '@relay/jobs';
 import { copyUrlToStore, putImageToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
-import { NOT_AN_IMAGE, storeDelivered } from '../storage/image-slots.js';
-import type { ArkImageRequest, ArkImageResponse } from '../upstreams/ark/schema.js';
+import { storeDelivered } from '../storage/image-slots.js';
+import { isFailedSlot, type DeliveredImage, type ImageSlot } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
-import { buildArkRequest } from './ark-request.js';
-import { isFailedSlot, runGenerations, type Outcome } from './generations.js';
+import { inputImagesOf } from './input-images.js';
+import { runGenerations, type Outcome } from './generations.js';
 import { streamSet } from './stream-set.js';
-import { isModerationCode } from '../upstreams/ark/images.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
@@ -37,12 +36,9 @@ export interface ImageJobDeps {
   log: Logger;
 }
 
-type Slot = ArkImageResponse['data'][number];
-type Delivered = Exclude<Slot, { error: unknown }>;
-
 /** Every slot of every generation in order (a refused or given-up generation is one failed slot). */
-function slotsOf(outcomes: Outcome[]): Slot[] {
-  return outcomes.flatMap((outcome): Slot[] => {
+function slotsOf(outcomes: Outcome[]): ImageSlot[] {
+  return outcomes.flatMap((outcome): ImageSlot[] => {
     if ('answer' in outcome) return outcome.answer.data;
     if ('gaveUp' in outcome) return [{ error: outcome.gaveUp }];
     const { code, message, moderation } = outcome.refused;
@@ -50,12 +46,7 @@ function slotsOf(outcomes: Outcome[]): Slot[] {
   });
 }
 
-async function storeSlot(
-  job: Job,
-  index: number,
-  slot: Pick<Delivered, 'url' | 'b64_json' | 'size'>,
-  deps: ImageJobDeps,
-): Promise<StoredFile> {
+async function storeSlot(job: Job, index: number, slot: DeliveredImage, deps: ImageJobDeps): Promise<StoredFile> {
   // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
   const target = (format: string) => ({ key: storageKeyOf(job.id!, index, format), contentType: CONTENT_TYPES[format]! });
   try {
@@ -122,25 +113,28 @@ export function createImageProcessor(deps: ImageJobDeps) {
 
     if (request.stream && model.stream) {
       // each image stored and sent on the moment it is made (the vendor streams this model)
-      const set = await streamSet(job, request.model, await buildArkRequest(request, model, deps.store), {
-        upstream: deps.upstream,
-        begin,
-        checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
-        store: (index, slot) => storeSlot(job, index, slot, deps),
-        delivered: (file) => deps.partial(job, file),
-      });
+      const set = await streamSet(
+        job,
+        { request, model, inputs: await inputImagesOf(request, deps.store) },
+        {
+          upstream: deps.upstream,
+          begin,
+          checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
+          store: (index, slot) => storeSlot(job, index, slot, deps),
+          delivered: (file) => deps.partial(job, file),
+        },
+      );
       deps.life.callsOver(job);
-      if (set.images.length === 0) throw refusalOfSet(set.failed);
       return finish(set);
     }
 
-    let body: Promise<ArkImageRequest> | undefined;
+    let inputs: Promise<string[]> | undefined;
     const generate = async () => {
-      body ??= buildArkRequest(request, model, deps.store);
-      const built = await body;
+      inputs ??= inputImagesOf(request, deps.store);
+      const call = { request, model, inputs: await inputs };
       const { value, channel } = await deps.upstream.images(request.model, async (upstream, vendorModel) => {
         await begin();
-        return upstream.generate({ ...built, model: vendorModel });
+        return upstream.generate({ ...call, vendorModel });
       });
       return { answer: value, channel };
     };
@@ -170,17 +164,4 @@ export function createImageProcessor(deps: ImageJobDeps) {
     );
     return finish({ images, failed, created: first.created, upstreamModel: first.model, channel });
   };
-}
-
-/** A streamed set that delivered nothing: its first refusal is the answer, as for a single call. */
-function refusalOfSet(failed: ImageJobResult['failed']): Error {
-  const first = failed[0];
-  // what arrived was paid for but is no image: asking again would buy it again (as storeDelivered decides)
-  if (first && failed.every((slot) => slot.code === NOT_AN_IMAGE)) {
-    return new AppError('upstream_failed', `the upstream delivered no image: ${first.message}`, { retryable: false });
-  }
-  if (first && isModerationCode(first.code)) {
-    return new UpstreamError('refused', first.message, { status: 400, code: first.code, moderation: true });
-  }
-  return new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
 }

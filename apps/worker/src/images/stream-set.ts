@@ -1,9 +1,10 @@
 import type { Job } from 'bullmq';
 import { z } from 'zod';
 import { storedFileSchema, type StoredFile } from '@relay/jobs';
-import type { ArkImageRequest } from '../upstreams/ark/schema.js';
-import { ArkStreamInterrupted } from '../upstreams/ark/stream-interrupted.js';
-import { endsSet } from '../upstreams/ark/stream-events.js';
+import { AppError } from '@relay/core';
+import type { DeliveredImage, ImageCall } from '../upstreams/images.js';
+import { StreamInterrupted } from '../upstreams/stream-interrupted.js';
+import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { isNotAnImage, NOT_AN_IMAGE } from '../storage/image-slots.js';
 
@@ -30,7 +31,7 @@ export interface StreamSetDeps {
   /** Keeps the set so far in the job; `last`: the set is over (its upstream call too). */
   checkpoint: (set: Streamed, last: boolean) => Promise<void>;
   /** Copies one delivered image into the store. */
-  store: (index: number, slot: { url?: string; b64_json?: string; size: string }) => Promise<StoredFile>;
+  store: (index: number, image: DeliveredImage) => Promise<StoredFile>;
   /** Tells the waiting caller an image is ready (it is stored and checkpointed already). */
   delivered: (file: StoredFile) => Promise<void>;
 }
@@ -42,11 +43,11 @@ export interface StreamSetDeps {
  * came (never a second call, which would pay for the set again), and a retry after a crash
  * finishes from the checkpoint. A failure before any image is thrown as usual (retry, failover).
  */
-export async function streamSet(job: Job, model: string, body: ArkImageRequest, deps: StreamSetDeps): Promise<Streamed> {
+export async function streamSet(job: Job, call: Omit<ImageCall, 'vendorModel'>, deps: StreamSetDeps): Promise<Streamed> {
   const saved = checkpointOf(job);
   if (saved.success && (saved.data.streamed.ended || saved.data.streamed.images.length > 0)) return broken(saved.data.streamed);
 
-  const { value, channel } = await deps.upstream.images(model, async (upstream, vendorModel) => {
+  const { value, channel } = await deps.upstream.images(call.request.model, async (upstream, vendorModel) => {
     await deps.begin();
     const set: Streamed = {
       images: [],
@@ -56,37 +57,54 @@ export async function streamSet(job: Job, model: string, body: ArkImageRequest, 
       channel: '',
       ended: false,
     };
+    let refusal: UpstreamError | undefined;
     try {
-      for await (const event of upstream.generateStream({ ...body, model: vendorModel })) {
+      for await (const event of upstream.generateStream({ ...call, vendorModel })) {
         if (event.created !== undefined) set.created = event.created;
         if (event.model !== undefined) set.upstreamModel = event.model;
-        if (event.type === 'image_generation.partial_succeeded') {
-          const file = await deps.store(event.image_index, event).catch((error: unknown) => {
+        if (event.kind === 'image') {
+          const file = await deps.store(event.index, event.image).catch((error: unknown) => {
             // bytes that are no image were not delivered: a failed slot, not charged; the set goes on
             if (!isNotAnImage(error)) throw error;
-            set.failed.push({ index: event.image_index, code: NOT_AN_IMAGE, message: error.message });
+            set.failed.push({ index: event.index, code: NOT_AN_IMAGE, message: error.message });
             return undefined;
           });
           if (!file) continue;
           set.images.push(file);
           await deps.checkpoint(set, false);
           await deps.delivered(file);
-        } else if (event.type === 'image_generation.partial_failed') {
-          set.failed.push({ index: event.image_index, ...event.error });
-          if (endsSet(event)) break;
+        } else if (event.kind === 'failed') {
+          set.failed.push({ index: event.index, ...event.error });
+          if (event.moderation)
+            refusal ??= new UpstreamError('refused', event.error.message, { status: 400, code: event.error.code, moderation: true });
+          if (event.endsSet) break;
         } else {
           set.ended = true;
         }
       }
     } catch (error) {
-      if (!(error instanceof ArkStreamInterrupted) || set.images.length === 0) throw error;
+      if (!(error instanceof StreamInterrupted) || set.images.length === 0) throw error;
       set.failed.push({ index: nextIndex(set), code: 'upstream_failed', message: error.message });
     }
+    if (set.images.length === 0) throw nothingDelivered(set, refusal);
     set.ended = true;
     await deps.checkpoint(set, true);
     return set;
   });
   return { ...value, channel };
+}
+
+/**
+ * A set that ended with no image: the vendor's refusal of the content is the answer, as for a
+ * single call; bytes that were no image are final (asking again would buy them again); anything
+ * else delivered nothing and is worth another call.
+ */
+function nothingDelivered(set: Streamed, refusal: UpstreamError | undefined): Error {
+  const first = set.failed[0];
+  if (first && set.failed.every((slot) => slot.code === NOT_AN_IMAGE)) {
+    return new AppError('upstream_failed', `the upstream delivered no image: ${first.message}`, { retryable: false });
+  }
+  return refusal ?? new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
 }
 
 const nextIndex = (set: Pick<Streamed, 'images' | 'failed'>) =>

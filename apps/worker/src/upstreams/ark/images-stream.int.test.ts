@@ -6,7 +6,7 @@ import { UpstreamError } from '../upstream-error.js';
 import { createArkImages } from './images.js';
 import type { ArkImageRequest } from './schema.js';
 import { endsSet, type ArkStreamEvent } from './stream-events.js';
-import { ArkStreamInterrupted } from './stream-interrupted.js';
+import { StreamInterrupted } from '../stream-interrupted.js';
 
 let sim: RunningSimulator;
 let target: UpstreamTarget;
@@ -120,16 +120,16 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
     await fault({ type: 'stream-error', api: 'images', after: 2 });
     const { events, error } = await drain(ark().generateStream(set(4)));
     expect(shape(events)).toEqual(['partial_succeeded0', 'partial_succeeded1']);
-    expect(error).toBeInstanceOf(ArkStreamInterrupted);
+    expect(error).toBeInstanceOf(StreamInterrupted);
     expect(error).toMatchObject({ kind: 'transient', details: { code: 'InternalServiceError', status: 200 } });
-    expect((error as ArkStreamInterrupted).arrived).toEqual({ delivered: 2, failed: 0, indexes: [0, 1] });
+    expect((error as StreamInterrupted).arrived).toEqual({ delivered: 2, failed: 0, indexes: [0, 1] });
   });
 
   test('a cut connection mid-stream: the same typed error, as transient', async () => {
     await fault({ type: 'stream-drop', api: 'images', after: 1 });
     const { events, error } = await drain(ark().generateStream(set(3)));
     expect(shape(events)).toEqual(['partial_succeeded0']);
-    expect(error).toBeInstanceOf(ArkStreamInterrupted);
+    expect(error).toBeInstanceOf(StreamInterrupted);
     expect(error).toMatchObject({ kind: 'transient', arrived: { delivered: 1, failed: 0 } });
   });
 
@@ -177,9 +177,9 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(ArkStreamInterrupted);
+      expect(error).toBeInstanceOf(StreamInterrupted);
       expect((error as Error).message).toContain('no event within 50 ms');
-      expect((error as ArkStreamInterrupted).arrived.delivered).toBe(1);
+      expect((error as StreamInterrupted).arrived.delivered).toBe(1);
       expect(await ended).toEqual(['abandoned']);
     });
   });
@@ -190,7 +190,7 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
       const { events, error } = await drain(createArkImages({ ...target, timeoutMs: 50 }).generateStream(set(2)));
       expect(events).toEqual([]);
       expect(error).toBeInstanceOf(UpstreamError);
-      expect(error).not.toBeInstanceOf(ArkStreamInterrupted);
+      expect(error).not.toBeInstanceOf(StreamInterrupted);
       expect(error).toMatchObject({ kind: 'transient', message: expect.stringContaining('no answer within 50 ms') as string });
       expect(await ended).toEqual(['abandoned']);
     });
@@ -218,7 +218,7 @@ describe("Ark's image stream, against the simulator over HTTP", () => {
     const { events, error } = await drain(ark().generateStream(set(2)));
     expect(events).toEqual([]);
     expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).not.toBeInstanceOf(ArkStreamInterrupted);
+    expect(error).not.toBeInstanceOf(StreamInterrupted);
     expect(error).toMatchObject(expected);
   });
 

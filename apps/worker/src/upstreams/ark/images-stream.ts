@@ -9,7 +9,7 @@ import { sanitizeVendorText } from '../sanitize.js';
 import { isEventStream, openPost, readText, sseMessages } from './event-stream.js';
 import { arkErrorSchema, type ArkImageRequest } from './schema.js';
 import { ARK_STREAM_EVENT_TYPES, arkStreamEventSchema, type ArkStreamEvent } from './stream-events.js';
-import { ArkStreamInterrupted, type StreamArrivals } from './stream-interrupted.js';
+import { StreamInterrupted, type StreamArrivals } from '../stream-interrupted.js';
 
 export interface StreamOptions {
   /** Stops the call (a cancelled job); the stream then throws the signal's reason. */
@@ -47,12 +47,12 @@ function judge(message: EventSourceMessage, arrived: StreamArrivals, secret: str
     } = failure.success
       ? toUpstreamError(200, data, null, secret)
       : new UpstreamError('transient', sanitizeVendorText(message.data, [secret]));
-    throw new ArkStreamInterrupted(kind, `upstream stream failed: ${code}: ${text}`, arrived, { ...details, code });
+    throw new StreamInterrupted(kind, `upstream stream failed: ${code}: ${text}`, arrived, { ...details, code });
   }
   if (typeof type === 'string' && !ARK_STREAM_EVENT_TYPES.has(type)) return undefined;
   const event = arkStreamEventSchema.safeParse(data);
   if (!event.success)
-    throw new ArkStreamInterrupted(
+    throw new StreamInterrupted(
       'transient',
       `upstream sent an unreadable event: ${sanitizeVendorText(message.data.slice(0, 200), [secret])}`,
       arrived,
@@ -70,7 +70,7 @@ function record(arrived: StreamArrivals, event: ArkStreamEvent) {
  * Ark's images call with `stream: true`: each image as the vendor finishes it, then
  * `image_generation.completed` with usage. A failure before the stream throws the UpstreamError
  * `generate` would (429, moderation, 5xx, unreachable); one after it began throws
- * ArkStreamInterrupted, saying what had arrived. `timeoutMs` bounds the wait for each event
+ * StreamInterrupted, saying what had arrived. `timeoutMs` bounds the wait for each event
  * (the first comes with the headers, when the first image is done), not the whole set; time the
  * consumer spends on an event is not counted. Stopping the iteration early aborts the call. A
  * vendor that answers JSON instead (it ignored `stream`) is read as the same events.
@@ -139,13 +139,13 @@ export async function* streamArkImages(
         arm();
       }
     } catch (error) {
-      if (error instanceof ArkStreamInterrupted) throw error;
+      if (error instanceof StreamInterrupted) throw error;
       if (completed) return; // the set was over: nothing is missing
       if (!timedOut()) signal?.throwIfAborted();
       const reason = timedOut() ? `no event within ${upstream.timeoutMs} ms` : `the stream broke: ${describeNetworkError(error)}`;
-      throw new ArkStreamInterrupted('transient', reason, arrived);
+      throw new StreamInterrupted('transient', reason, arrived);
     }
-    if (!completed) throw new ArkStreamInterrupted('transient', 'the stream ended before image_generation.completed', arrived);
+    if (!completed) throw new StreamInterrupted('transient', 'the stream ended before image_generation.completed', arrived);
   } finally {
     clearTimeout(idle);
     signal?.removeEventListener('abort', stop);

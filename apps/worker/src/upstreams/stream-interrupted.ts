@@ -1,12 +1,12 @@
-import { UpstreamError, type UpstreamErrorDetails, type UpstreamErrorKind } from '../upstream-error.js';
+import { UpstreamError, type UpstreamErrorDetails, type UpstreamErrorKind } from './upstream-error.js';
 
 /** What a stream had settled before it broke: those images are the caller's to keep (and pay for). */
 export interface StreamArrivals {
-  /** partial_succeeded events received. */
+  /** Images received. */
   delivered: number;
-  /** partial_failed events received. */
+  /** Failed images received. */
   failed: number;
-  /** image_index of every image settled either way, in arrival order. */
+  /** The set index of every image settled either way, in arrival order. */
   indexes: number[];
 }
 
@@ -15,8 +15,8 @@ export interface StreamArrivals {
  * event within the deadline, or an unreadable event. A failure before the stream (an HTTP
  * error status, no answer) is a plain UpstreamError, as `generate` throws.
  */
-export class ArkStreamInterrupted extends UpstreamError {
-  override name = 'ArkStreamInterrupted';
+export class StreamInterrupted extends UpstreamError {
+  override name = 'StreamInterrupted';
   constructor(
     kind: UpstreamErrorKind,
     message: string,

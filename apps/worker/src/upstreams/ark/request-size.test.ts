@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
-import { upstreamSize } from './upstream-size.js';
+import { upstreamSize } from './request-size.js';
 
 const models = loadCatalog({}).imageModels;
 const rule = (id: string) => models[id]!.upstreamSize;

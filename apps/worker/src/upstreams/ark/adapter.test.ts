@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { loadCatalog } from '@relay/core';
+import { deliveredOrThrow } from './adapter.js';
+import { arkRequestOf } from './request.js';
+
+describe('an Ark answer as the neutral set', () => {
+  test('an answer with an image is the set; one without is a refusal when moderated, else worth another call', () => {
+    const one = {
+      model: 'm',
+      created: 1,
+      data: [{ error: { code: 'InternalServiceError', message: 'x' } }, { url: 'https://x/1', size: '' }],
+    };
+    expect(deliveredOrThrow(one)).toBe(one);
+    const moderated = { model: 'm', created: 1, data: [{ error: { code: 'OutputImageSensitiveContentDetected', message: 'no' } }] };
+    expect(() => deliveredOrThrow(moderated)).toThrow(
+      expect.objectContaining({
+        kind: 'refused',
+        details: expect.objectContaining({ moderation: true, code: 'OutputImageSensitiveContentDetected' }),
+      }),
+    );
+    const stopped = { model: 'm', created: 1, data: [{ error: { code: 'InternalServiceError', message: 'x' } }] };
+    expect(() => deliveredOrThrow(stopped)).toThrow(
+      expect.objectContaining({ kind: 'transient', message: 'no image delivered: InternalServiceError' }),
+    );
+  });
+});
+
+describe("Ark's body for a call", () => {
+  const model = loadCatalog({}).imageModels['vendor-gen-4-5-251128']!;
+  const request = { model: 'vendor-gen-4-5-251128', prompt: 'a kite', image: [], sequential_image_generation: 'auto' as const, n: 1 };
+
+  test('the vendor model of the channel, the inputs as the vendor reads them, results always as links', () => {
+    const body = arkRequestOf({ request, model, vendorModel: 'seedream-4-5-251128', inputs: ['https://in/1.png'] });
+    expect(body).toMatchObject({ model: 'seedream-4-5-251128', prompt: 'a kite', image: 'https://in/1.png', response_format: 'url' });
+    expect(body.sequential_image_generation).toBe('auto');
+  });
+});

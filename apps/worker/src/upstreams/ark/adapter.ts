@@ -1,0 +1,54 @@
+import type { CallObserver } from '../../metrics.js';
+import type { ImageAdapter, ImageSet, ImageSetEvent } from '../images.js';
+import type { UpstreamTarget } from '../post-json.js';
+import { UpstreamError } from '../upstream-error.js';
+import { isModerationCode } from './errors.js';
+import { createArkImages } from './images.js';
+import { arkRequestOf } from './request.js';
+import { endsSet, type ArkStreamEvent } from './stream-events.js';
+
+/** What Ark said of the tools it ran for a set (5.0 lite's web search): kept with the job, or nothing. */
+const toolsOf = (tools: unknown[] | undefined, usage: Record<string, unknown> | undefined) =>
+  tools || usage ? { ...(tools ? { tools } : {}), ...(usage ? { tool_usage: usage } : {}) } : undefined;
+
+/** An answer with no image is the vendor's refusal when its first failure is a moderation code, else worth another call. */
+export function deliveredOrThrow(answer: ImageSet): ImageSet {
+  if (answer.data.some((slot) => !('error' in slot))) return answer;
+  const first = answer.data.find((slot) => 'error' in slot)?.error;
+  if (first && isModerationCode(first.code))
+    throw new UpstreamError('refused', first.message, { status: 200, code: first.code, moderation: true });
+  throw new UpstreamError('transient', first ? `no image delivered: ${first.code}` : 'no image delivered');
+}
+
+function neutral(event: ArkStreamEvent): ImageSetEvent {
+  const stamp = { model: event.model, created: event.created };
+  switch (event.type) {
+    case 'image_generation.partial_succeeded':
+      return { kind: 'image', index: event.image_index, image: { url: event.url, b64_json: event.b64_json, size: event.size }, ...stamp };
+    case 'image_generation.partial_failed':
+      return {
+        kind: 'failed',
+        index: event.image_index,
+        error: event.error,
+        moderation: isModerationCode(event.error.code),
+        endsSet: endsSet(event),
+      };
+    case 'image_generation.completed':
+      return { kind: 'done', ...stamp, tools: toolsOf(event.tools, event.usage?.tool_usage) };
+  }
+}
+
+/** The image capability on Ark's images API: Ark's body and answers, as the neutral call and set. */
+export function arkImageAdapter(upstream: UpstreamTarget, observe?: CallObserver): ImageAdapter {
+  const ark = createArkImages(upstream, observe);
+  return {
+    async generate(call) {
+      const { usage, tools, ...answer } = await ark.generate(arkRequestOf(call));
+      const ran = toolsOf(tools, usage?.tool_usage);
+      return deliveredOrThrow({ ...answer, ...(ran ? { tools: ran } : {}) });
+    },
+    async *generateStream(call, options) {
+      for await (const event of ark.generateStream(arkRequestOf(call), options)) yield neutral(event);
+    },
+  };
+}

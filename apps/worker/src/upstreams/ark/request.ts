@@ -1,0 +1,26 @@
+import { maxImagesOf } from '@relay/jobs';
+import type { ImageCall } from '../images.js';
+import type { ArkImageRequest } from './schema.js';
+import { upstreamSize } from './request-size.js';
+
+/**
+ * Ark's body for a call. Results are always asked for as links and copied into the store,
+ * whatever the client wants back; the SPEC's defaults are sent explicitly.
+ */
+export function arkRequestOf({ request, model, vendorModel, inputs }: ImageCall): ArkImageRequest {
+  const sequential = model.sequential && request.sequential_image_generation === 'auto';
+  return {
+    model: vendorModel,
+    prompt: request.prompt,
+    ...(inputs.length === 1 ? { image: inputs[0] } : inputs.length > 1 ? { image: inputs } : {}),
+    size: upstreamSize(request.size, model.upstreamSize),
+    ...(model.seed && request.seed !== undefined ? { seed: request.seed } : {}),
+    ...(model.guidanceScale !== null ? { guidance_scale: request.guidance_scale ?? model.guidanceScale } : {}),
+    ...(model.sequential ? { sequential_image_generation: sequential ? 'auto' : 'disabled' } : {}),
+    ...(sequential ? { sequential_image_generation_options: { max_images: maxImagesOf(request, inputs.length) } } : {}),
+    ...(model.outputFormat ? { output_format: request.output_format ?? 'jpeg' } : {}),
+    ...(request.optimize_prompt_options && model.promptModes.length ? { optimize_prompt_options: request.optimize_prompt_options } : {}),
+    response_format: 'url',
+    watermark: request.watermark ?? true,
+  };
+}
