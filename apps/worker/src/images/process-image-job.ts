@@ -84,6 +84,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       created: number;
       upstreamModel: string;
       channel: string;
+      tools?: unknown;
     }) => {
       const { images, failed, channel } = set;
       const outputTokens = images.reduce((sum, image) => {
@@ -108,6 +109,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
         images,
         failed,
         usage: { generated_images: images.length, output_tokens: outputTokens, total_tokens: outputTokens },
+        ...(set.tools !== undefined ? { tools: set.tools } : {}),
       };
     };
 
@@ -162,6 +164,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
       ',',
     );
-    return finish({ images, failed, created: first.created, upstreamModel: first.model, channel });
+    const tools = answers.find((answer) => answer.tools !== undefined)?.tools;
+    return finish({ images, failed, created: first.created, upstreamModel: first.model, channel, tools });
   };
 }

@@ -19,6 +19,8 @@ const streamedSchema = z.object({
   channel: z.string(),
   /** The vendor said the set is over (completed); otherwise the stream broke after these images. */
   ended: z.boolean(),
+  /** Tools the vendor ran for the set, as its end said them. */
+  tools: z.unknown().optional(),
 });
 export type Streamed = z.output<typeof streamedSchema>;
 
@@ -80,6 +82,7 @@ export async function streamSet(job: Job, call: Omit<ImageCall, 'vendorModel'>, 
           if (event.endsSet) break;
         } else {
           set.ended = true;
+          if (event.tools !== undefined) set.tools = event.tools;
         }
       }
     } catch (error) {

@@ -40,5 +40,7 @@ export const imageJobResultSchema = z.strictObject({
     output_tokens: z.number().int().min(0),
     total_tokens: z.number().int().min(0),
   }),
+  /** Tools the vendor ran for the set and their usage (web search), as it said them: kept with the job. */
+  tools: z.unknown().optional(),
 });
 export type ImageJobResult = z.output<typeof imageJobResultSchema>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
-import { deliveredOrThrow } from './adapter.js';
+import { deliveredOrThrow, toolsOf } from './adapter.js';
 import { arkRequestOf } from './request.js';
 
 describe('an Ark answer as the neutral set', () => {
@@ -34,4 +34,10 @@ describe("Ark's body for a call", () => {
     expect(body).toMatchObject({ model: 'seedream-4-5-251128', prompt: 'a kite', image: 'https://in/1.png', response_format: 'url' });
     expect(body.sequential_image_generation).toBe('auto');
   });
+});
+
+test("what Ark says of the tools it ran (5.0 lite's web search) is kept as it said it, or nothing", () => {
+  expect(toolsOf([{ type: 'web_search' }], { web_search: 1 })).toEqual({ tools: [{ type: 'web_search' }], tool_usage: { web_search: 1 } });
+  expect(toolsOf(undefined, { web_search: 2 })).toEqual({ tool_usage: { web_search: 2 } });
+  expect(toolsOf(undefined, undefined)).toBeUndefined();
 });

@@ -8,7 +8,7 @@ import { arkRequestOf } from './request.js';
 import { endsSet, type ArkStreamEvent } from './stream-events.js';
 
 /** What Ark said of the tools it ran for a set (5.0 lite's web search): kept with the job, or nothing. */
-const toolsOf = (tools: unknown[] | undefined, usage: Record<string, unknown> | undefined) =>
+export const toolsOf = (tools: unknown[] | undefined, usage: Record<string, unknown> | undefined) =>
   tools || usage ? { ...(tools ? { tools } : {}), ...(usage ? { tool_usage: usage } : {}) } : undefined;
 
 /** An answer with no image is the vendor's refusal when its first failure is a moderation code, else worth another call. */
