@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { LedgerEntry } from '@relay/billing';
@@ -168,4 +170,30 @@ describe("Gemini TTS's recorded answers", () => {
     expect(replay.calls).toHaveLength(3);
     expect(await charges(accountId)).toHaveLength(0);
   });
+});
+
+/** Seconds of audio Debian's ffmpeg decodes from a file (raw pcm read as OpenAI states it: 24 kHz 16-bit mono). */
+function decodedSeconds(bytes: Buffer, raw: boolean): number {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-replay-'));
+  try {
+    writeFileSync(join(dir, 'audio'), bytes);
+    const input = [...(raw ? ['-f', 's16le', '-ar', '24000', '-ac', '1'] : []), '-i', join(dir, 'audio')];
+    const pcm = execFileSync('ffmpeg', ['-v', 'error', ...input, '-f', 's16le', '-ac', '1', '-ar', '24000', '-'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return pcm.length / 2 / 24_000;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test.each(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'])("a short text's half second of speech is whole as %s", async (format) => {
+  const { key } = await newKey();
+  replay.gemini('gemini/tts-success-2.5-flash.302ai-gateway.json', 200, 0.5);
+  const res = await post('/v1/audio/speech', key, { model: 'tts-1', voice: 'alloy', input: 'Sure!', response_format: format });
+  expect(res.status).toBe(200);
+  const seconds = decodedSeconds(Buffer.from(await res.arrayBuffer()), format === 'pcm');
+  // within one frame of the codec (aac's 1024 priming samples included, which ADTS cannot mark)
+  expect(seconds).toBeGreaterThanOrEqual(0.5 - 0.001);
+  expect(seconds).toBeLessThanOrEqual(0.5 + 2048 / 24_000);
 });

@@ -22,9 +22,9 @@ export interface Reply {
 const fixtures = `${repoRoot}/apps/simulator/fixtures/vendor/`;
 export const fixture = (path: string) => readFileSync(`${fixtures}${path}`, 'utf8');
 
-/** One second of a 440 Hz tone as 24 kHz 16-bit PCM, what Gemini's inlineData carries. */
-function tone(seconds = 1): Buffer {
-  const pcm = Buffer.alloc(24_000 * seconds * 2);
+/** A 440 Hz tone as 24 kHz 16-bit PCM, what Gemini's inlineData carries. */
+function tone(seconds: number): Buffer {
+  const pcm = Buffer.alloc(Math.round(24_000 * seconds) * 2);
   for (let i = 0; i < pcm.length / 2; i++) pcm.writeInt16LE(Math.round(8_000 * Math.sin((2 * Math.PI * 440 * i) / 24_000)), i * 2);
   return pcm;
 }
@@ -90,14 +90,14 @@ export async function startReplay() {
       queues.images.push({ status: 200, body: events.join(''), contentType });
     },
     /** A recorded Gemini answer or error; a candidate pasted alone goes in `candidates`, audio replaced by a link is PCM again. */
-    gemini(path: string, status = 200) {
+    gemini(path: string, status = 200, seconds = 1) {
       const parsed = JSON.parse(fixture(path)) as Record<string, unknown>;
       let body: unknown = parsed;
       if (status === 200 && 'finishReason' in parsed) body = { candidates: [parsed], usageMetadata: parsed.usageMetadata };
       if (status === 200 && Array.isArray(parsed.candidates)) {
         const [candidate] = parsed.candidates as Array<{ content: { parts: Array<{ inlineData: { data: string; mimeType: string } }> } }>;
         const inline = candidate!.content.parts[0]!.inlineData;
-        if (/^https?:/.test(inline.data)) inline.data = tone().toString('base64');
+        if (/^https?:/.test(inline.data)) inline.data = tone(seconds).toString('base64');
       }
       queues.speech.push({ status, body: status === 200 ? JSON.stringify(body) : fixture(path), contentType: 'application/json' });
     },
