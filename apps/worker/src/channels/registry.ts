@@ -3,7 +3,7 @@ import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, ty
 import type { QueueName } from '@relay/jobs';
 import { ADAPTERS, QUEUE_OF, type ChannelAdapter } from '../upstreams/adapters.js';
 import type { ImageAdapter } from '../upstreams/images.js';
-import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
+import type { SpeechSynthesis } from '../upstreams/speech.js';
 import type { CallObserver } from '../metrics.js';
 
 /** A channel this worker can call: what it serves, its adapter, and the capacity a call takes. */

@@ -4,7 +4,7 @@ import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { ImageAdapter } from '../upstreams/images.js';
-import type { SpeechSynthesis } from '../upstreams/gemini/speech.js';
+import type { SpeechSynthesis } from '../upstreams/speech.js';
 import type { WorkerMetrics } from '../metrics.js';
 import { channelCallLevel } from '../log-levels.js';
 import type { ChannelRegistry, LiveChannel } from './registry.js';

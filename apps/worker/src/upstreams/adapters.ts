@@ -1,7 +1,8 @@
 import type { ChannelRecord } from '@relay/channels';
 import type { CallObserver } from '../metrics.js';
 import { arkImageAdapter } from './ark/adapter.js';
-import { createGeminiSpeech, type SpeechSynthesis } from './gemini/speech.js';
+import { createGeminiSpeech } from './gemini/speech.js';
+import type { SpeechSynthesis } from './speech.js';
 import type { ImageAdapter } from './images.js';
 import type { UpstreamTarget } from './post-json.js';
 

@@ -1,23 +1,11 @@
-import type { SpeechRequest, UsageMetadata } from '@relay/jobs';
+import type { SpeechRequest } from '@relay/jobs';
+import type { SpeechSynthesis, SynthesizedSpeech } from '../speech.js';
 import type { CallObserver } from '../../metrics.js';
 import { postJson, type UpstreamTarget } from '../post-json.js';
 import { UpstreamError } from '../upstream-error.js';
 import { withReadingDirection } from './direction.js';
 import { toUpstreamError } from './errors.js';
 import { geminiResponseSchema } from './schema.js';
-
-export interface SynthesizedSpeech {
-  pcm: Buffer;
-  mimeType: string;
-  finishReason: string;
-  usageMetadata: UsageMetadata;
-  responseId: string;
-}
-
-/** The one capability the speech queue needs from an upstream. */
-export interface SpeechSynthesis {
-  synthesize(upstreamModel: string, body: Omit<SpeechRequest, 'model'>): Promise<SynthesizedSpeech>;
-}
 
 const BLOCKED = ['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'IMAGE_SAFETY'];
 

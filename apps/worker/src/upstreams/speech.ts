@@ -1,0 +1,18 @@
+import type { SpeechRequest, UsageMetadata } from '@relay/jobs';
+
+/**
+ * What the speech queue asks of a vendor, and what any vendor's adapter gives back (gemini/ is
+ * one). The request is the relay's speech job as it travels, in Gemini's native shape (the
+ * public door every other speech door is translated into); the answer is 16-bit PCM and its usage.
+ */
+export interface SynthesizedSpeech {
+  pcm: Buffer;
+  mimeType: string;
+  finishReason: string;
+  usageMetadata: UsageMetadata;
+  responseId: string;
+}
+
+export interface SpeechSynthesis {
+  synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>): Promise<SynthesizedSpeech>;
+}
