@@ -3,6 +3,7 @@ import { loadSimulatorConfig } from './config.js';
 import { faultSchema, type FaultInput } from './faults.js';
 import { imageDimensions } from '@relay/core';
 import { startSimulator, type RunningSimulator } from './server.js';
+import { queueFault } from './sim.test-support.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -16,14 +17,7 @@ const ark = (body: Record<string, unknown>, key = 'sim-key') =>
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
   });
-const fault = async (f: FaultInput) => {
-  const res = await fetch(`${sim.url}/_sim/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(f),
-  });
-  expect(res.status).toBe(200);
-};
+const fault = (f: FaultInput) => queueFault(sim.url, f);
 
 type Json = Record<string, unknown>;
 /** The events of an SSE body, one `data:` line each ([DONE] left out). */

@@ -3,6 +3,7 @@ import { loadSimulatorConfig } from './config.js';
 import type { FaultInput } from './faults.js';
 import { hasDirection, spokenText } from './gemini/audio.js';
 import { startSimulator, type RunningSimulator } from './server.js';
+import { queueFault } from './sim.test-support.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {
@@ -20,14 +21,7 @@ const speak = (text: string, path = 'gemini-2.5-flash-preview-tts:generateConten
     headers: { 'content-type': 'application/json', 'x-goog-api-key': 'sim-key' },
     body: JSON.stringify(body(text)),
   });
-const fault = async (f: FaultInput) => {
-  const res = await fetch(`${sim.url}/_sim/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(f),
-  });
-  expect(res.status).toBe(200);
-};
+const fault = (f: FaultInput) => queueFault(sim.url, f);
 
 interface Answer {
   candidates: Array<{ content: { parts?: Array<{ inlineData: { mimeType: string; data: string } }> }; finishReason: string }>;

@@ -12,6 +12,7 @@ import { loadSimulatorConfig } from './config.js';
 import type { FaultInput } from './faults.js';
 import { renderImage } from './render/encode.js';
 import { startSimulator, type RunningSimulator } from './server.js';
+import { queueFault } from './sim.test-support.js';
 
 const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 /** The repo's own copy, which the test reads. */
@@ -81,14 +82,7 @@ beforeAll(async () => {
 });
 afterAll(async () => sim?.close());
 
-const fault = async (f: FaultInput) => {
-  const res = await fetch(`${sim.url}/_sim/faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(f),
-  });
-  expect(res.status).toBe(200);
-};
+const fault = (f: FaultInput) => queueFault(sim.url, f);
 const ark = (body: Json) =>
   fetch(`${sim.url}/api/v3/images/generations`, {
     method: 'POST',
