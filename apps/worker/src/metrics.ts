@@ -26,8 +26,14 @@ export function createWorkerMetrics(registry: Registry) {
     }),
     channelCalls: new Counter({
       name: 'relay_channel_calls_total',
-      help: 'Upstream calls per channel by outcome: ok (an answer or a content refusal), fail (5xx, timeout, reset), limited (429), auth (key refused)',
+      help: 'Upstream calls per channel by outcome: ok (an answer or a content refusal), fail (5xx, timeout, reset), limited (429), exhausted (a quota or spend cap), auth (key refused)',
       labelNames: ['channel', 'outcome'],
+      registers,
+    }),
+    upstreamErrors: new Counter({
+      name: 'relay_upstream_errors_total',
+      help: "Upstream errors per channel by the vendor's class: rate_limited, quota_exhausted, auth, misconfigured, content_refused, bad_request, transient, unusable",
+      labelNames: ['channel', 'class'],
       registers,
     }),
     channelLatency: new Histogram({

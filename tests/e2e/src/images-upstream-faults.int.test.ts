@@ -142,6 +142,9 @@ test("the account's spend cap (SetLimitExceeded): the request ends at once with 
   };
   const channel = channels.find((c) => c.upstream === 'ark')!;
   expect(channel).toMatchObject({ state: 'exhausted', exhaustedReason: expect.stringMatching(/^SetLimitExceeded: /) });
+  // the class is on the worker's metrics, for an alert that is not about rate limits
+  const metrics = await (await fetch(`${stack.worker.ready.url}/metrics`)).text();
+  expect(metrics).toMatch(new RegExp(`^relay_upstream_errors_total\\{channel="${channel.id}",class="quota_exhausted"[^}]*\\} [1-9]`, 'm'));
 
   // the next request knows it before calling: no upstream call, the same answer at once
   const again = await generate();

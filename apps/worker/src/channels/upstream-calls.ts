@@ -2,7 +2,7 @@ import { AppError, type Logger } from '@relay/core';
 import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings, type Verdict } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
-import { UpstreamError } from '../upstreams/upstream-error.js';
+import { errorClass, UpstreamError } from '../upstreams/upstream-error.js';
 import type { ImageAdapter } from '../upstreams/images.js';
 import type { SpeechSynthesis } from '../upstreams/speech.js';
 import type { WorkerMetrics } from '../metrics.js';
@@ -101,6 +101,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
           try {
             return await run(channel, channel.models[model]!);
           } catch (error) {
+            if (error instanceof UpstreamError) metrics.upstreamErrors.inc({ channel: id, class: errorClass(error) });
             if (error instanceof UpstreamError && error.kind === 'quota-exhausted') {
               const { code, untilMs } = error.details;
               log.error(

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { kindOfStatus, parseRetryAfter } from './upstream-error.js';
+import { errorClass, kindOfStatus, parseRetryAfter, UpstreamError } from './upstream-error.js';
 
 describe('what an upstream status means for the job', () => {
   test.each([
@@ -31,5 +31,20 @@ describe('Retry-After', () => {
   test('absent or garbage', () => {
     expect(parseRetryAfter(null)).toBeUndefined();
     expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
+
+describe('the class an operator reads on relay_upstream_errors_total', () => {
+  test.each([
+    [new UpstreamError('rate-limited', 'x', { status: 429 }), 'rate_limited'],
+    [new UpstreamError('quota-exhausted', 'x', { status: 429, code: 'SetLimitExceeded' }), 'quota_exhausted'],
+    [new UpstreamError('misconfigured', 'x', { status: 401 }), 'auth'],
+    [new UpstreamError('misconfigured', 'x', { status: 404 }), 'misconfigured'],
+    [new UpstreamError('refused', 'x', { status: 400, moderation: true }), 'content_refused'],
+    [new UpstreamError('refused', 'x', { status: 400, moderation: false }), 'bad_request'],
+    [new UpstreamError('transient', 'x'), 'transient'],
+    [new UpstreamError('unusable', 'x'), 'unusable'],
+  ])('%#: %s', (error, name) => {
+    expect(errorClass(error)).toBe(name);
   });
 });

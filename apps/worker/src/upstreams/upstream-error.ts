@@ -53,3 +53,11 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+/** The class an operator reads on a metric: the kind, with refusals split into content and parameters, and auth apart. */
+export function errorClass(error: UpstreamError): string {
+  const { kind, details } = error;
+  if (kind === 'refused') return details.moderation ? 'content_refused' : 'bad_request';
+  if (kind === 'misconfigured' && (details.status === 401 || details.status === 403)) return 'auth';
+  return kind.replace('-', '_');
+}
