@@ -210,6 +210,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             // the console's traffic counters: one hash per minute with traffic, whatever the requests
             // were (a run crossing a minute makes one), not something a request leaves behind
             if (key.includes(':stats:minute:')) continue;
+            // a key that lapses within the minute (a worker's stalled-check mark, a sweep's lock) is
+            // a timer's, come and gone on its own clock: nothing a request leaves stays that briefly
+            const ttl = await client.pttl(key);
+            if (ttl >= 0 && ttl <= 60_000) continue;
             keys += 1;
             bytes += Number((await client.memory('USAGE', key, 'SAMPLES', 0)) ?? 0);
           }
