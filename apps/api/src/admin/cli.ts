@@ -8,32 +8,20 @@ import { closestMatch } from 'leven';
 import { formatMoney, parseUnits } from '@relay/core/money';
 import { npmCommand, npmRunCommand } from '@relay/core/npm-command';
 import { forPeople } from './cli-output.js';
-import { ADMIN_COMMANDS, type AdminCommand } from './cli-commands.js';
+import { ADMIN_COMMANDS, ADMIN_SYNTAX, missingArguments, syntaxOf, type AdminCommand } from './cli-commands.js';
 import { findAdminTarget, protectNegatives } from './cli-target.js';
 
 // as the user can type it again where they are (npm --prefix <checkout> from a folder of their own)
 const admin = npmRunCommand('admin');
+/** A command's line of the help: its syntax, and its note beside it (in a column of its own). */
+const helpLine = (command: AdminCommand) => {
+  const { note } = ADMIN_SYNTAX[command];
+  if (!note) return `  ${syntaxOf(command)}`;
+  const column = 45;
+  return `  ${syntaxOf(command)}`.padEnd(column) + note.split('\n').join(`\n${' '.repeat(column)}`);
+};
 const usage = `usage: ${admin} <command> [options]
-  accounts create <name>
-  accounts list [search] [--limit n] [--cursor c]
-  accounts show <accountId>
-  accounts set <accountId> [--weight <n>] [--max-in-flight <n>|none]
-  schedule
-  credits add <accountId> <amount> [note]    amount in units: 50, 0.25, -2.5 (a correction); --micro: in micro-units;
-                                             1,000,000 units or more need --yes
-  usage <accountId> [--from ISO|ms] [--to ISO|ms] [--model id] [--user id] [--key keyId] [--limit n] [--cursor c]
-  keys list <accountId>
-  keys create <accountId> <name> [--rate-limit <requests per minute>]
-  keys revoke <keyId>
-  webhooks add <accountId> <url> [--events job.completed,job.failed]
-  webhooks list <accountId>
-  webhooks remove <webhookId>
-  webhooks deliveries <webhookId>
-  channels list
-  channels show <channelId>
-  channels add <channelId> <ark|gemini> <baseUrl> (--key-env VAR | --api-key KEY) [channel options]
-  channels set <channelId> [channel options] [--base-url URL] [--key-env VAR | --api-key KEY] [--disable | --enable]
-  channels remove <channelId>
+${(Object.keys(ADMIN_SYNTAX) as AdminCommand[]).map(helpLine).join('\n')}
     channel options: --weight n  --priority n (0 first)  --max-concurrent n  --max-per-minute n
                      --group name|none (a shared capacity)  --models public=vendor,... | default
                      --timeout-ms n|default   (--key-env reads the key from that variable, out of shell history)
@@ -76,9 +64,9 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** A mistake in the command line: one line that says what is wrong, exit 2. */
-function usageError(message: string): never {
-  console.error(`${message}\nsee: ${admin} --help`);
+/** A mistake in the command line: one line that says what is wrong (then the command's usage, when it is known), exit 2. */
+function usageError(message: string, command?: AdminCommand): never {
+  console.error(`${message}\n${command ? `usage: ${admin} ${syntaxOf(command)}\n` : ''}see: ${admin} --help`);
   process.exit(2);
 }
 
@@ -280,6 +268,8 @@ if (!name) {
   const meant = nearest(second, subcommands);
   usageError(`unknown command '${first} ${second}'${didYouMean(meant && `${first} ${meant}`)}`);
 }
+const missing = missingArguments(name, positionals.slice(name.split(' ').length));
+if (missing.length) usageError(`'${name}' needs ${missing.join(', ').replace(/, ([^,]*)$/, ' and $1')}`, name);
 const command = commands[name];
 if (!target.token) {
   console.error(`no admin token: set ADMIN_TOKEN (npm start prints it and keeps it in .data/admin-token)`);
