@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-import { createReadStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { formatMoney } from '@relay/core/money';
 import { npmCommand, npmRunCommand, shellWord } from '@relay/core/npm-command';
@@ -10,7 +9,8 @@ import { BATCH_COMMANDS } from './batch/commands.js';
 import { endpointOf, promptsToJsonl } from './batch/input.js';
 import { follow } from './batch/follow.js';
 import { describeBatch, hasEnded, progressOf } from './batch/describe.js';
-import { writeState } from './batch/collect.js';
+import { describeFailures, readManifest, writeState } from './batch/collect.js';
+import { nearestModel, parseCommandLine, SYNTAX, UsageError } from './batch/args.js';
 import { findRelay } from './batch/target.js';
 import { unreachableMessage } from './batch/unreachable.js';
 
@@ -19,14 +19,11 @@ const batchCommand = npmRunCommand('batch');
 const USAGE = `relay batch CLI: runs a batch through the relay's Batches API and downloads its files.
 
 usage: ${batchCommand} <command> [options]
-  run <prompts.txt | lines.jsonl> [options]   upload, create, follow, download
-  resume <batch_id> [--out DIR]               go on after the CLI was stopped
-  status <batch_id> [--json]                  where it stands (--json: the API's batch object, for scripts)
-  cancel <batch_id> [--json]                  cancels it; where it stands then
+${BATCH_COMMANDS.map((c) => `  ${`${c} ${SYNTAX[c].args}`.padEnd(44)}${SYNTAX[c].does}`).join('\n')}
 
   A prompts file holds one prompt (or, with a speech model, one text) per line; a .jsonl file
   holds OpenAI batch lines as they are. Options for prompts files:
-    --model M            image or speech model (default vendor-gen-5-0-260128)
+    --model M            image or speech model (default vendor-gen-5-0-260128), one the relay lists
     --size S             2K, 3K or WIDTHxHEIGHT
     --n N                images per prompt (independent generations)
     --set N              a sequential set of up to N images per prompt
@@ -35,28 +32,14 @@ usage: ${batchCommand} <command> [options]
   --out DIR              where files, manifest.json and errors go (default ./batch-<id>)
   --quiet                no progress bar
 
+  Exit codes: 0 the batch completed and every line is done; 1 it did not complete or a line
+  failed (the first failures are printed, every one is in manifest.json), or the relay could not
+  be reached; 2 a mistake in the command line (an unknown option, command or model), nothing sent;
+  130 stopped (Ctrl-C), the batch goes on at the relay.
+
   Paths are relative to the folder you ran npm in. Money is shown in units (1 = 1,000,000 micro-units).
   The relay: RELAY_URL and RELAY_API_KEY, else the one npm start runs here and its demo key.`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    model: { type: 'string', default: 'vendor-gen-5-0-260128' },
-    size: { type: 'string' },
-    n: { type: 'string' },
-    set: { type: 'string' },
-    seed: { type: 'string' },
-    'no-watermark': { type: 'boolean' },
-    'output-format': { type: 'string' },
-    voice: { type: 'string' },
-    out: { type: 'string' },
-    quiet: { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
-const [command, arg] = positionals;
-const int = (v: string | undefined) => (v === undefined ? undefined : Number.parseInt(v, 10));
 // npm runs scripts in the repository; INIT_CWD is the folder the user typed `npm run` in
 const here = process.env.INIT_CWD || process.cwd();
 const target = findRelay();
@@ -64,10 +47,14 @@ const target = findRelay();
 let resumeHint: string | undefined;
 
 async function main() {
-  if (values.help || !command || !arg) {
-    console.log(USAGE);
-    return command || values.help ? 0 : 1;
+  const line = parseCommandLine(process.argv.slice(2));
+  if (line.help) {
+    // asked for, it is the answer; typed with nothing else, the command line was incomplete
+    if (line.values.help) return void console.log(USAGE);
+    console.error(USAGE);
+    return 2;
   }
+  const { values, command, arg } = line;
   if (!target.key) throw new Error(`no API key: set RELAY_API_KEY (or start the relay with ${npmCommand()} start, whose demo key is used)`);
   const client = new OpenAI({ baseURL: `${target.url}/v1`, apiKey: target.key, maxRetries: 3 });
   const outFor = (id: string) => resolve(here, values.out ?? `batch-${id}`);
@@ -82,9 +69,11 @@ async function main() {
     resumeHint = hint(arg, outFor(arg));
     return report(await follow(client, target, arg, outFor(arg), values.quiet), outFor(arg));
   }
-  if (command !== 'run') throw new Error(`unknown command "${command}"; the commands are ${BATCH_COMMANDS.join(', ')} (see --help)`);
 
   const source = resolve(here, arg);
+  if (!existsSync(source)) throw new UsageError(`no such file: ${source} (paths are relative to the folder npm ran in)`, command);
+  // before anything is uploaded: a model the relay does not serve would fail every line, after the upload and the wait
+  if (!arg.endsWith('.jsonl')) await checkModel(client, values.model);
   // a prompts file becomes batch lines in a folder of its own, removed once uploaded: nothing is left beside the user's files
   const scratch = arg.endsWith('.jsonl') ? undefined : mkdtempSync(join(tmpdir(), 'relay-batch-'));
   let file: OpenAI.Files.FileObject;
@@ -102,9 +91,9 @@ async function main() {
       ({ endpoint } = await promptsToJsonl(source, input, {
         model: values.model,
         size: values.size,
-        n: int(values.n),
-        set: int(values.set),
-        seed: int(values.seed),
+        n: line.n,
+        set: line.set,
+        seed: line.seed,
         watermark: values['no-watermark'] ? false : undefined,
         outputFormat: values['output-format'],
         voice: values.voice,
@@ -137,6 +126,18 @@ async function main() {
 
 const hint = (id: string, dir: string) => `resume with: ${batchCommand} resume ${id} --out ${shellWord(dir)}`;
 
+/** Refuses (exit 2) a model the relay does not list for this key, naming the one meant and every one there is. */
+async function checkModel(client: OpenAI, model: string) {
+  const models = (await client.models.list()).data.map((m) => m.id);
+  if (models.includes(model)) return;
+  const meant = nearestModel(model, models);
+  throw new UsageError(
+    `the relay has no model '${model}'${meant ? `; did you mean '${meant}'?` : ''}\nits models: ${models.join(', ')}`,
+    'run',
+  );
+}
+
+/** The batch's end in one line, then its first failed lines; 0 only when every line is done. */
 function report(batch: OpenAI.Batches.Batch, dir: string) {
   resumeHint = undefined; // it has ended: nothing to resume
   const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };
@@ -144,7 +145,8 @@ function report(batch: OpenAI.Batches.Batch, dir: string) {
     `batch ${batch.id} ${batch.status}: ${counts.completed} done, ${counts.failed} failed of ${counts.total}; ` +
       `charged ${formatMoney(progressOf(batch)?.charged ?? 0)}; manifest: ${join(dir, 'manifest.json')}`,
   );
-  return batch.status === 'completed' ? 0 : 1;
+  for (const failure of describeFailures(readManifest(dir) ?? { errors: {} })) console.error(failure);
+  return batch.status === 'completed' && counts.failed === 0 ? 0 : 1;
 }
 
 // Ctrl-C leaves the batch running on the relay: say how to pick it up again
@@ -159,6 +161,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main().then(
   (code) => process.exit(code ?? 0),
   (error: Error) => {
+    if (error instanceof UsageError) {
+      const usage = error.command ? `usage: ${batchCommand} ${error.command} ${SYNTAX[error.command].args}\n` : '';
+      console.error(`${error.message}\n${usage}see: ${batchCommand} --help`);
+      process.exit(2);
+    }
     console.error(`batch: ${unreachableMessage(error, target.url) ?? error.message}`);
     if (resumeHint) console.error(`the batch goes on at the relay; ${resumeHint}`);
     process.exit(1);

@@ -30,7 +30,8 @@ function cli(key: string, args: string[]): { child: ChildProcess; exited: Promis
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   child.stdout.resume();
-  return { child, exited: new Promise((resolve) => child.on('exit', (code) => resolve({ code, err }))) };
+  // 'close', not 'exit': everything the CLI wrote to stderr has been read by then
+  return { child, exited: new Promise((resolve) => child.on('close', (code) => resolve({ code, err }))) };
 }
 
 function checkFiles(dir: string, manifest: Manifest) {
@@ -80,7 +81,10 @@ test('a prompts file in, every image and a manifest out; a line the relay refuse
     '--out',
     join(dir, 'speech'),
   ]);
-  expect((await speech.exited).code).toBe(0);
+  // every line failed: exit 1, the first failures named where the user looks
+  const ended = await speech.exited;
+  expect(ended.code).toBe(1);
+  expect(ended.err).toMatch(/^ {2}line-00001 failed \(400 INVALID_ARGUMENT\): .*unknown voice "Nobody"/m);
   const refused = JSON.parse(readFileSync(join(dir, 'speech', 'manifest.json'), 'utf8')) as Manifest;
   expect(refused.errors).toEqual({
     'line-00001': { status: 400, code: 'INVALID_ARGUMENT', message: expect.stringMatching(/voice/) },

@@ -101,6 +101,28 @@ export function openCollector(dir: string, batchId: string) {
   };
 }
 
+export const readManifest = (dir: string) => readJson<Manifest>(join(dir, 'manifest.json'));
+
+/** A reason as one line of a terminal: its whitespace folded, a long one (a list of every model) cut. */
+const oneLine = (text: string, max = 200) => {
+  const folded = text.replace(/\s+/g, ' ').trim();
+  return folded.length > max ? `${folded.slice(0, max - 1)}…` : folded;
+};
+
+/**
+ * The first `max` failed lines, one line each (custom_id, status and code, why), and how many
+ * more there are: printed when a batch ends, so a failure is seen without opening the manifest.
+ */
+export function describeFailures(manifest: Pick<Manifest, 'errors'>, max = 3): string[] {
+  const failed = Object.entries(manifest.errors);
+  const lines = failed
+    .slice(0, max)
+    .map(([id, e]) => `  ${id} failed (${[e.status, e.code].filter((v) => v !== null).join(' ')}): ${oneLine(e.message) || '-'}`);
+  const more = failed.length - max;
+  if (more > 0) lines.push(`  ... and ${more} more failed line${more === 1 ? '' : 's'}, each under "errors" in the manifest`);
+  return lines;
+}
+
 /** Where a run stands, kept beside the manifest: the batch and how far its results were read. */
 export const stateFile = (dir: string) => join(dir, 'batch.json');
 export const readState = (dir: string) => readJson<{ batchId: string; after: number }>(stateFile(dir));

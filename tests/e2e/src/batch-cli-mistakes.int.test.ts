@@ -1,0 +1,154 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { repoRoot, SOURCE_NODE_ARGS } from '@relay/testkit';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * The batch CLI's answers to what a new user types wrong in the first hour (issue 34): a typo in
+ * an option, a model the relay does not have, a batch whose lines fail. Each is the real CLI,
+ * spawned with the user's arguments, judged by its output and exit code once it has exited.
+ */
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+}, 60_000);
+afterAll(() => stack?.close());
+
+interface Exit {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+/** `how` runs the CLI as typed in the checkout (`npm run batch -- ...`) or as node runs its source (the same hints, faster). */
+async function batch(args: string[], env: Record<string, string>, how: 'npm' | 'node' = 'node'): Promise<Exit> {
+  const [command, argv] =
+    how === 'npm' ? ['npm', ['run', 'batch', '--', ...args]] : [process.execPath, [...SOURCE_NODE_ARGS, 'apps/cli/src/batch.ts', ...args]];
+  const child = spawn(command, argv, {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_DATA_DIR: join(tmpdir(), 'no-such-relay-data'), ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, out, err };
+}
+
+/** A relay stand-in that answers nothing useful and counts what reaches it: a mistake in the command line must send nothing. */
+async function recorder() {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(500).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => server.close() };
+}
+
+const noStack = (err: string) => {
+  expect(err).not.toMatch(/^\s+at /m);
+  expect(err).not.toMatch(/Error\b|ERR_/);
+};
+
+test('npm run batch -- --modle vendor-gen-4-0-250828 run prompts.txt: the option meant and the usage in a line each, exit 2, nothing sent', async () => {
+  const relay = await recorder();
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-batch-typo-'));
+    const prompts = join(dir, 'prompts.txt');
+    writeFileSync(prompts, 'a red kite\n');
+    const env = { RELAY_URL: relay.url, RELAY_API_KEY: 'rk_any' };
+
+    const typo = await batch(['--modle', 'vendor-gen-4-0-250828', 'run', prompts], env, 'npm');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toBe(
+      'unknown option --modle; did you mean --model?\n' +
+        'usage: npm run batch -- run <prompts.txt | lines.jsonl> [options]\n' +
+        'see: npm run batch -- --help\n',
+    );
+
+    // every other kind of bad argument: one line saying what is wrong, the usage, exit 2
+    const cases: Array<[string[], string]> = [
+      [['run', prompts, '--model'], 'option --model needs a value'],
+      [['run', prompts, '--model', '--quiet'], "option --model needs a value (to give it '--quiet', write --model=--quiet)"],
+      [['run', prompts, '-model', 'vendor-gen-4-0-250828'], 'unknown option -model; did you mean --model?'],
+      [['run', prompts, '--quiet=yes'], 'option --quiet takes no value'],
+      [['run', prompts, '--n', 'two'], "--n takes a whole number, not 'two'"],
+      [['run', join(dir, 'missing.txt')], `no such file: ${join(dir, 'missing.txt')} (paths are relative to the folder npm ran in)`],
+      [['status', 'batch_1', 'batch_2'], "'status' takes one <batch_id>; unexpected 'batch_2'"],
+      [['resume'], "'resume' needs <batch_id>"],
+      [['rn', prompts], "unknown command 'rn'; did you mean 'run'?"],
+      [[prompts], `unknown command '${prompts}'; did you mean 'run ${prompts}'?`],
+    ];
+    for (const [args, first] of cases) {
+      const { code, err } = await batch(args, env);
+      expect(code, err).toBe(2);
+      const lines = err.trimEnd().split('\n');
+      expect(lines[0], args.join(' ')).toBe(first);
+      expect(lines.at(-1)).toBe('see: npm run batch -- --help');
+      noStack(err);
+    }
+    expect(relay.seen).toEqual([]);
+  } finally {
+    relay.close();
+  }
+}, 120_000);
+
+test('a model the relay does not list is refused before anything is uploaded, with the one meant and every model there is (exit 2)', async () => {
+  const { key } = await stack.newKey();
+  const dir = mkdtempSync(join(tmpdir(), 'relay-batch-model-'));
+  writeFileSync(join(dir, 'prompts.txt'), 'a red kite\na blue kite\na green kite\n');
+  const { code, err } = await batch(
+    ['run', join(dir, 'prompts.txt'), '--model', 'vendor-gen-4-0', '--quiet', '--out', join(dir, 'out')],
+    { RELAY_URL: stack.url, RELAY_API_KEY: key },
+    'npm',
+  );
+  expect(code, err).toBe(2);
+  const lines = err.trimEnd().split('\n');
+  expect(lines[0]).toBe("the relay has no model 'vendor-gen-4-0'; did you mean 'vendor-gen-4-0-250828'?");
+  expect(lines[1]).toMatch(/^its models: .*\bvendor-gen-4-0-250828\b/);
+  expect(lines[1]).toContain('vendor-2.5-flash-preview-tts');
+  expect(lines.slice(2)).toEqual(['usage: npm run batch -- run <prompts.txt | lines.jsonl> [options]', 'see: npm run batch -- --help']);
+  noStack(err);
+  // nothing was uploaded, no batch made, no folder written
+  const list = async (path: string) =>
+    ((await (await fetch(`${stack.url}/v1/${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: unknown[] }).data;
+  expect(await list('files')).toEqual([]);
+  expect(await list('batches')).toEqual([]);
+  expect(readdirSync(dir)).toEqual(['prompts.txt']);
+}, 60_000);
+
+test('a batch that ends with failed lines names the first three, one line each with its id and reason, and exits 1', async () => {
+  const { key } = await stack.newKey();
+  const dir = mkdtempSync(join(tmpdir(), 'relay-batch-failed-'));
+  const line = (id: string, model: string) =>
+    JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/images/generations', body: { model, prompt: `kite ${id}` } });
+  writeFileSync(
+    join(dir, 'lines.jsonl'),
+    [line('good', 'vendor-gen-4-0-250828'), ...['bad-1', 'bad-2', 'bad-3', 'bad-4'].map((id) => line(id, 'vendor-gen-9'))].join('\n'),
+  );
+  const out = join(dir, 'out');
+  const { code, err } = await batch(['run', join(dir, 'lines.jsonl'), '--quiet', '--out', out], {
+    RELAY_URL: stack.url,
+    RELAY_API_KEY: key,
+  });
+  expect(code, err).toBe(1);
+  const lines = err.trimEnd().split('\n');
+  const end = lines.findIndex((l) => / completed: 1 done, 4 failed of 5; /.test(l));
+  expect(end, err).toBeGreaterThan(-1);
+  const failures = lines.slice(end + 1);
+  expect(failures).toHaveLength(4);
+  for (const failure of failures.slice(0, 3))
+    expect(failure).toMatch(/^ {2}bad-\d failed \(400 invalid_request\): model: unknown model "vendor-gen-9"; .{10,}$/);
+  expect(new Set(failures.slice(0, 3).map((f) => f.split(' ')[2])).size).toBe(3);
+  expect(failures[3]).toBe('  ... and 1 more failed line, each under "errors" in the manifest');
+  expect(existsSync(join(out, 'manifest.json'))).toBe(true);
+}, 120_000);
