@@ -43,13 +43,19 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
   const route: JobRoute = { ...deps.routes[door.capability.id], dialect: door.dialect };
   const inputs = { store: deps.store, maxBytes: deps.config.INPUT_IMAGE_MAX_BYTES, urls: deps.urls };
   const maxStringBytes = door.http.maxStringBytes({ inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES });
+  // a door whose longest string grows with the input image limit takes inline images: an oversize one is told in those terms
+  const takesImages = door.http.maxStringBytes({ inputImageMaxBytes: 2 * deps.config.INPUT_IMAGE_MAX_BYTES }) > maxStringBytes;
   const claims = (req: Request, _res: Response, next: NextFunction) =>
     next(door.http.claims?.(req.params as Record<string, string>) === false ? 'route' : undefined);
   const resolve = (req: Request, _res: Response, next: NextFunction) => {
     door.http.resolve?.(req.path, req.params as Record<string, string>);
     next();
   };
-  const json = jsonBody(deps.config.BODY_LIMIT_BYTES, maxStringBytes);
+  const json = jsonBody(deps.config.BODY_LIMIT_BYTES, {
+    maxStringBytes,
+    form: door.http.form === true,
+    ...(takesImages ? { inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES } : {}),
+  });
   const handle = async (req: Request, res: Response) => {
     // a form's images are streamed into the store while it is read: under the job id it will have
     const form = door.http.form && isForm(req) ? { jobId: newJobId(door.capability.kind) } : undefined;

@@ -1,25 +1,79 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AppError, checkJsonShape, DEFAULT_JSON_SHAPE } from '@relay/core';
+import { AppError, DEFAULT_JSON_SHAPE, formatSize, inspectJsonShape, type JsonShapeRefusal } from '@relay/core';
 
 /** RFC 8259 8.1: JSON exchanged between systems must be UTF-8. */
 const UTF8 = /^utf-?8$/i;
 
+export interface JsonBodyOptions {
+  /** The longest string a field may hold (the pre-scan's bound); 64 KiB unless set. */
+  maxStringBytes?: number;
+  /** The endpoint takes multipart/form-data too (its image files): what a form sent as JSON is told to send instead. */
+  form?: boolean;
+  /** Its long strings are inline images of at most this many bytes: an oversize data URL is told in those terms. */
+  inputImageMaxBytes?: number;
+}
+
+/** The refusal in the words of this endpoint: what it takes instead, the field at fault. */
+function refusal(refused: JsonShapeRefusal, options: JsonBodyOptions): AppError {
+  switch (refused.kind) {
+    case 'multipart': {
+      const sentAs = `the request body is not JSON: it starts with ${refused.head}, which looks like multipart/form-data sent with Content-Type: application/json`;
+      if (options.form) {
+        return new AppError(
+          'invalid_json',
+          `${sentAs}; send the form with Content-Type: multipart/form-data and its boundary (curl -F sets both: drop -H 'Content-Type: application/json'), or send a JSON object`,
+        );
+      }
+      const images = options.inputImageMaxBytes
+        ? ', input images in it as URLs or data:image/<format>;base64,<data> strings (image files go to POST /v1/images/edits as multipart/form-data)'
+        : '';
+      return new AppError(
+        'invalid_json',
+        `${sentAs}; this endpoint takes a JSON object only, not a form: send the fields as JSON${images}`,
+      );
+    }
+    case 'not_json':
+      return new AppError(
+        'invalid_json',
+        `the request body is ${refused.message}; send a JSON object with Content-Type: application/json${options.form ? ', or a multipart/form-data form' : ''}`,
+      );
+    case 'string': {
+      const param = refused.field || undefined;
+      if (refused.dataUrl && options.inputImageMaxBytes) {
+        const max = options.inputImageMaxBytes;
+        const message =
+          `${refused.field || 'the JSON body'}: a data URL of ${formatSize(refused.bytes)} (${refused.bytes} bytes), ` +
+          `an image of about ${formatSize(Math.floor(refused.bytes * 0.75))}; input images may be at most ${formatSize(max)} (${max} bytes), ` +
+          `${formatSize(refused.limit)} as a data URL: send a smaller image, or a link to it`;
+        return new AppError('invalid_request', message, { param });
+      }
+      return new AppError('invalid_request', refused.message, { param });
+    }
+    default:
+      return new AppError('invalid_request', refused.message);
+  }
+}
+
 /**
  * JSON bodies only: another content type or charset is a 415, broken JSON a 400, an oversize
  * body a 413 (the error handler maps body-parser's errors), a body too deep or too busy to be
- * any request of this API a 400 before it is parsed. Anything but an object is a 400.
+ * any request of this API a 400 before it is parsed, and so is one that is not JSON at all (a
+ * form sent with a JSON Content-Type is told so, before its file's bytes are counted as
+ * nesting). Anything but an object is a 400.
  */
-export function jsonBody(limitBytes: number, maxStringBytes = DEFAULT_JSON_SHAPE.maxStringBytes) {
-  const shape = { ...DEFAULT_JSON_SHAPE, maxStringBytes };
+export function jsonBody(limitBytes: number, options: number | JsonBodyOptions = {}) {
+  const settings: JsonBodyOptions = typeof options === 'number' ? { maxStringBytes: options } : options;
+  const shape = { ...DEFAULT_JSON_SHAPE, maxStringBytes: settings.maxStringBytes ?? DEFAULT_JSON_SHAPE.maxStringBytes };
   const parse = express.json({
     limit: limitBytes,
     strict: true,
     type: () => true,
     verify: (_req, _res, raw) => {
-      const refused = checkJsonShape(raw, shape);
-      if (refused) throw new AppError('invalid_request', refused);
+      const refused = inspectJsonShape(raw, shape);
+      if (refused) throw refusal(refused, settings);
     },
   });
+  const takes = settings.form ? 'application/json or multipart/form-data' : 'application/json';
   return [
     (req: Request, _res: Response, next: NextFunction) => {
       if (!req.is('application/json')) {
@@ -27,7 +81,7 @@ export function jsonBody(limitBytes: number, maxStringBytes = DEFAULT_JSON_SHAPE
         return next(
           new AppError(
             'unsupported_media_type',
-            given ? `Content-Type must be application/json, not ${given}` : 'Content-Type: application/json is required',
+            given ? `Content-Type must be ${takes}, not ${given}` : `Content-Type: ${takes} is required`,
           ),
         );
       }
