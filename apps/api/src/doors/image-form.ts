@@ -3,12 +3,14 @@ import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { AppError, deleteObject, putObject, storeUnavailable, type BlobStore } from '@relay/core';
+import { AppError, deleteObject, formatSize, putObject, storeUnavailable, type BlobStore } from '@relay/core';
 import { inputKeyOf, MAX_INPUT_IMAGES, MAX_PROMPT_CHARS, mimeOf, sniffImageFormat, type ImageForm } from '@relay/jobs';
 
 /** The part names clients send images under: `image` (repeated by curl), `image[]` (the openai SDK, OpenWebUI), `image[0]`... */
 const IMAGE_PART = /^image(?:\[\d*\])?$/;
 const SNIFF_BYTES = 16;
+/** The longest text field: a prompt of MAX_PROMPT_CHARS characters of up to 4 bytes each. */
+const FIELD_BYTES = 4 * MAX_PROMPT_CHARS;
 
 /** Counts the bytes, hashes them, learns the format from the first ones, and stops at the size limit. */
 class Inspect extends Transform {
@@ -24,8 +26,11 @@ class Inspect extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
     this.bytes += chunk.length;
     if (this.bytes > this.maxBytes) {
+      const max = `${formatSize(this.maxBytes)} (${this.maxBytes} bytes)`;
       return done(
-        new AppError('payload_too_large', `${this.param}: input images may be at most ${this.maxBytes} bytes`, { param: this.param }),
+        new AppError('payload_too_large', `${this.param}: the file is larger than ${max}, the most an input image may be`, {
+          param: this.param,
+        }),
       );
     }
     if (this.head.length < SNIFF_BYTES) {
@@ -42,6 +47,22 @@ class Inspect extends Transform {
 }
 
 /**
+ * The request into the parser until the form ends or is refused. Not stream.pipeline: that
+ * destroys the request on a refusal, and the connection then stalls with the rest of the body
+ * unread until the server times it out (the client's next request on it fails with a reset).
+ */
+function feed(req: Request, parser: busboy.Busboy) {
+  return new Promise<void>((resolve, reject) => {
+    parser.once('close', resolve);
+    parser.once('error', reject);
+    req.once('error', reject);
+    // a client gone before its form ended
+    req.once('close', () => req.complete || reject(new Error('the connection closed before the form ended')));
+    req.pipe(parser);
+  });
+}
+
+/**
  * An image edit sent as multipart/form-data, as the openai SDK, OpenWebUI and curl send it: every
  * image part streamed into the store under the job's input keys as it arrives (never whole in
  * memory, never in Redis), checked by its first bytes and its size; the other parts are fields.
@@ -53,7 +74,7 @@ export async function readImageForm(req: Request, store: BlobStore, jobId: strin
   try {
     parser = busboy({
       headers: req.headers,
-      limits: { files: MAX_INPUT_IMAGES + 1, fields: 64, fieldSize: 4 * MAX_PROMPT_CHARS, parts: 96, headerPairs: 100 },
+      limits: { files: MAX_INPUT_IMAGES + 1, fields: 64, fieldSize: FIELD_BYTES, parts: 96, headerPairs: 100 },
     });
   } catch (error) {
     throw new AppError('invalid_request', `not a multipart body: ${(error as Error).message}`);
@@ -63,7 +84,13 @@ export async function readImageForm(req: Request, store: BlobStore, jobId: strin
   const fail = (error: unknown) => parser.destroy(error as Error);
 
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) return fail(new AppError('invalid_request', `${name} is too long`, { param: name }));
+    if (info.valueTruncated) {
+      return fail(
+        new AppError('invalid_request', `${name}: the field is longer than ${FIELD_BYTES} bytes, the most a form field may hold`, {
+          param: name,
+        }),
+      );
+    }
     const known = fields[name];
     fields[name] = known === undefined ? value : [...(Array.isArray(known) ? known : [known]), value];
   });
@@ -116,7 +143,7 @@ export async function readImageForm(req: Request, store: BlobStore, jobId: strin
     stored.push(upload);
   });
   try {
-    await pipeline(req, parser).catch((error: unknown) => {
+    await feed(req, parser).catch((error: unknown) => {
       if (error instanceof AppError) throw error;
       throw new AppError('invalid_request', `the multipart body did not parse: ${(error as Error).message}`);
     });
@@ -125,6 +152,10 @@ export async function readImageForm(req: Request, store: BlobStore, jobId: strin
     });
     return { fields, files };
   } catch (error) {
+    // the rest of a refused form is read and dropped (as Node does with a body nobody reads), so
+    // the refusal reaches the client and its kept-alive connection can carry the next request
+    req.unpipe(parser);
+    if (!req.complete) req.resume();
     await Promise.allSettled(stored.map((_, i) => deleteObject(store, inputKeyOf(jobId, i, 'upload'))));
     throw error;
   }
