@@ -4,6 +4,7 @@
  * per second, the api's peak RSS, Redis memory per pending line, and the latency of another
  * account's synchronous requests while the batch runs. Writes bench/results/batch-<time>.json.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +36,7 @@ try {
       })
     ).json() as Promise<Record<string, unknown>>;
   const account = async () => {
-    const id = String((await admin('POST', '/accounts', { name: 'bench' })).id);
+    const id = String((await admin('POST', '/accounts', { name: `bench ${randomUUID().slice(0, 8)}` })).id); // names are unique
     await admin('POST', `/accounts/${id}/credits`, { amount: 1_000_000_000_000 });
     return { id, key: String((await admin('POST', `/accounts/${id}/keys`, { name: 'bench' })).key) };
   };

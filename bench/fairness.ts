@@ -4,6 +4,7 @@
  * takes 4 calls at once (leases) of 300 ms each. Prints a table and writes
  * bench/results/fairness-<time>.json.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +36,7 @@ try {
       })
     ).json() as Promise<Record<string, unknown>>;
   const account = async (weight?: number) => {
-    const created = await admin('POST', '/accounts', { name: 'bench' });
+    const created = await admin('POST', '/accounts', { name: `bench ${randomUUID().slice(0, 8)}` }); // names are unique
     const id = String(created.id);
     await admin('POST', `/accounts/${id}/credits`, { amount: 1_000_000_000_000 });
     if (weight) await admin('PATCH', `/accounts/${id}`, { weight });

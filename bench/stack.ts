@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnStore } from '@relay/local';
@@ -111,7 +112,8 @@ export async function benchKey(api: AppProcess): Promise<string> {
       headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<Record<string, string>>);
-  const account = await admin('/accounts', { name: 'bench' });
+  // account names are unique
+  const account = await admin('/accounts', { name: `bench ${randomUUID().slice(0, 8)}` });
   await admin(`/accounts/${account.id}/credits`, { amount: 1_000_000_000_000 });
   return (await admin(`/accounts/${account.id}/keys`, { name: 'bench' })).key!;
 }

@@ -25,7 +25,7 @@ export async function demoKey(apiUrl: string, adminToken: string, dataDir: strin
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    return { status: res.status, location: res.headers.get('location'), body: (await res.json()) as Record<string, unknown> };
   };
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoKey;
@@ -34,9 +34,11 @@ export async function demoKey(apiUrl: string, adminToken: string, dataDir: strin
     if (account.status === 200 && keys.some((k) => k.id === saved.keyId && k.revokedAt === null)) return saved;
   }
   const account = await admin('POST', '/accounts', { name: 'demo' });
-  await admin('POST', `/accounts/${String(account.body.id)}/credits`, { amount: DEMO_CREDIT, note: 'demo funds' });
-  const key = await admin('POST', `/accounts/${String(account.body.id)}/keys`, { name: 'demo key' });
-  const created = { accountId: String(account.body.id), keyId: String(key.body.id), key: String(key.body.key) };
+  // names are unique: the demo account of an earlier run (its key revoked, or the file gone) gets the new key
+  const accountId = account.status === 409 && account.location ? account.location.split('/').pop()! : String(account.body.id);
+  if (account.status !== 409) await admin('POST', `/accounts/${accountId}/credits`, { amount: DEMO_CREDIT, note: 'demo funds' });
+  const key = await admin('POST', `/accounts/${accountId}/keys`, { name: 'demo key' });
+  const created = { accountId, keyId: String(key.body.id), key: String(key.body.key) };
   writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
   return created;
 }

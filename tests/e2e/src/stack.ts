@@ -147,6 +147,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const extra: AppProcess[] = [];
+  let accountsMade = 0;
   return {
     url: api.url,
     sim,
@@ -158,7 +159,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     adminToken,
     admin,
     async newKey({ balance = 1_000_000_000_000, rateLimitPerMinute }: { balance?: number; rateLimitPerMinute?: number } = {}) {
-      const account = (await (await admin('POST', '/accounts', { name: 'test' })).json()) as { id: string };
+      // account names are unique (a second "test" is a 409)
+      const account = (await (await admin('POST', '/accounts', { name: `test ${++accountsMade}` })).json()) as { id: string };
       if (balance > 0) await admin('POST', `/accounts/${account.id}/credits`, { amount: balance, note: 'test funds' });
       const key = (await (await admin('POST', `/accounts/${account.id}/keys`, { name: 'test key', rateLimitPerMinute })).json()) as {
         id: string;

@@ -57,8 +57,10 @@ const admin = async (method: string, path: string, body?: unknown) => {
 const channels = async () =>
   (await admin('GET', '/channels')).channels as Array<{ id: string; upstream: string; state: string; exhaustedReason: string | null }>;
 
+let accountsMade = 0;
 async function newKey() {
-  const account = (await admin('POST', '/accounts', { name: 'replay' })) as { id: string };
+  // account names are unique
+  const account = (await admin('POST', '/accounts', { name: `replay ${++accountsMade}` })) as { id: string };
   await admin('POST', `/accounts/${account.id}/credits`, { amount: 1_000_000_000, note: 'replay funds' });
   const { key } = (await admin('POST', `/accounts/${account.id}/keys`, { name: 'replay' })) as { key: string };
   return { key, accountId: account.id };
