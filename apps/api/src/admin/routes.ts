@@ -42,7 +42,17 @@ export function adminRoutes({ accounts, billing, redis, prefix, bodyLimit }: Adm
 
   router.post('/accounts', jsonBody(bodyLimit), async (req: Request, res: Response) => {
     const body = parseOrThrow(accountBody, req.body);
-    res.status(201).json(await accounts.createAccount(body.name));
+    const made = await accounts.createAccount(body.name);
+    if ('taken' in made) {
+      // the account that holds the name, where a client finds it (as a 201 would point at a new one)
+      res.location(`${req.baseUrl}/accounts/${made.taken.id}`);
+      throw new AppError(
+        'conflict',
+        `an account named "${made.taken.name}" already exists: ${made.taken.id}; names are compared ignoring case and surrounding spaces, so choose another name or use that account`,
+        { param: 'name' },
+      );
+    }
+    res.status(201).location(`${req.baseUrl}/accounts/${made.created.id}`).json(made.created);
   });
 
   router.get('/accounts/:id', async (req, res) => {
@@ -97,7 +107,19 @@ export const adminPaths: ZodOpenApiPathsObject = {
       ...admin,
       summary: 'Create an account',
       requestBody: jsonRequest(accountBody),
-      responses: { '201': jsonAnswer('The account', accountSchema), ...errorResponses('openai', [400, 401, 413, 415]) },
+      description:
+        'Account names are unique, compared trimmed and ignoring case ("Acme" and " acme " are the same name): a name another ' +
+        "account holds is a 409 `conflict` whose message names that account's id and whose `Location` header points at it. " +
+        'Of two creates with the same name at once, exactly one makes an account.',
+      responses: {
+        '201': jsonAnswer('The account', accountSchema),
+        ...errorResponses('openai', [400, 401, 413, 415]),
+        '409': {
+          ...errorResponses('openai', [409])['409'],
+          description: 'Another account holds the name; Location is /admin/accounts/{its id}',
+          headers: { Location: { description: 'The account that holds the name', schema: { type: 'string' } } },
+        },
+      },
     },
   },
   '/admin/accounts/{id}': {

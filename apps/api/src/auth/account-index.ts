@@ -8,14 +8,22 @@ import type { Account } from './records.js';
  *   {p}:accounts:search   sorted set  "{word}\0{id}" at score 0, one member per word of the
  *                                     lowercased name and one for the id: a prefix search is a
  *                                     ZRANGEBYLEX over a bounded range
- * Both are written in the transaction that creates the account.
+ *   {p}:accounts:names    hash        the name as compared (nameKey) -> the id of the account
+ *                                     holding it: no two accounts share a name
+ * All are written in the step that creates the account (accounts.ts).
  */
 export const accountIndexKeys = (prefix: string) => ({
   byTime: `${prefix}:accounts`,
   search: `${prefix}:accounts:search`,
+  names: `${prefix}:accounts:names`,
   /** Set once the accounts made before the index existed have been added. */
   backfilled: `${prefix}:accounts:backfilled`,
+  /** Set once the accounts made before the name index existed have been added to it. */
+  namesBackfilled: `${prefix}:accounts:names:backfilled`,
 });
+
+/** A name as two names are compared: trimmed, runs of white space as one space, case ignored ("Acme  Co" is "acme co"). */
+export const nameKey = (name: string) => name.normalize('NFC').trim().replace(/\s+/gu, ' ').toLowerCase();
 
 const SEP = '\u0000';
 const MAX_WORDS = 16;
@@ -31,11 +39,16 @@ export const searchWords = (text: string) =>
     ),
   ].slice(0, MAX_WORDS);
 
-export function indexAccount(tx: ChainableCommander, prefix: string, account: Pick<Account, 'id' | 'name' | 'createdAt'>) {
+/** The account's members of the search index: one per word of its name, one for its id. */
+export const searchMembers = (account: Pick<Account, 'id' | 'name'>) =>
+  [...searchWords(account.name), account.id].map((word) => `${word}${SEP}${account.id}`);
+
+/** Adds an account made before the indexes existed; its name is indexed unless another account holds it. */
+function indexAccount(tx: ChainableCommander, prefix: string, account: Pick<Account, 'id' | 'name' | 'createdAt'>) {
   const keys = accountIndexKeys(prefix);
   tx.zadd(keys.byTime, account.createdAt, account.id);
-  const members = [...searchWords(account.name), account.id].flatMap((word) => [0, `${word}${SEP}${account.id}`]);
-  tx.zadd(keys.search, ...(members as [number, string]));
+  tx.zadd(keys.search, ...(searchMembers(account).flatMap((member) => [0, member]) as [number, string]));
+  tx.hsetnx(keys.names, nameKey(account.name), account.id);
   return tx;
 }
 
@@ -61,12 +74,13 @@ export async function searchAccountIds(redis: Redis, prefix: string, query: stri
 }
 
 /**
- * Adds the accounts created before the index existed: one SCAN at api start until one has
- * finished (then a flag says so), never per request. Adding twice is harmless (ZADD).
+ * Adds the accounts created before the indexes existed: one SCAN at api start until one has
+ * finished (then flags say so), never per request. Adding twice is harmless (ZADD, HSETNX); of
+ * accounts that already shared a name, the first one found holds it (the others keep theirs).
  */
 export async function backfillAccountIndex(redis: Redis, prefix: string) {
   const keys = accountIndexKeys(prefix);
-  if (await redis.exists(keys.backfilled)) return 0;
+  if ((await redis.exists(keys.backfilled, keys.namesBackfilled)) === 2) return 0;
   let added = 0;
   const pattern = /^.*:account:([a-z]+_[0-9a-f]{16})$/;
   for await (const batch of scanKeys(redis, `${prefix}:account:*`)) {
@@ -83,6 +97,6 @@ export async function backfillAccountIndex(redis: Redis, prefix: string) {
     await tx.exec();
     added += ids.length;
   }
-  await redis.set(keys.backfilled, String(Date.now()));
+  await redis.mset(keys.backfilled, String(Date.now()), keys.namesBackfilled, String(Date.now()));
   return added;
 }

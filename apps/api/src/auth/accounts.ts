@@ -1,6 +1,9 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { luaCommand } from '@relay/core';
 import type { Caller } from '../http/locals.js';
-import { indexAccount } from './account-index.js';
+import { accountIndexKeys, nameKey, searchMembers } from './account-index.js';
+import createAccountLua from './lua/create-account.lua';
 import { createLastUsed } from './last-used.js';
 import { hashKey, isId, newApiKey, newId } from './keys.js';
 import type { Account, KeyRecord } from './records.js';
@@ -12,9 +15,19 @@ export type { Account, KeyRecord } from './records.js';
  *   {p}:account:{id}        hash  id, name, createdAt (+ balance, reserved, spent: @relay/billing)
  *   {p}:account:{id}:keys   set   key ids
  *   {p}:key:{id}            hash  id, accountId, name, createdAt, revokedAt, rateLimitPerMinute, hash, lastUsedAt
- *   {p}:accounts, {p}:accounts:search   the listing and search indexes (account-index.ts)
+ *   {p}:accounts, {p}:accounts:search, {p}:accounts:names   the listing, search and name indexes (account-index.ts)
  *   {p}:keyhash:{sha256}    hash  keyId, accountId, rateLimitPerMinute (removed on revoke: the lookup then fails)
  */
+/** lua/create-account.lua: the account with its indexes, unless its name is taken ('' when created, else the holder's id). */
+const createAccountScript = luaCommand({
+  name: 'api.createAccount',
+  lua: createAccountLua,
+  keys: ['names', 'account', 'byTime', 'search'],
+  args: ['nameKey', 'id', 'name', 'createdAt'],
+  rest: true,
+  reply: z.string(),
+});
+
 const ACCOUNT_FIELDS = ['id', 'name', 'createdAt', 'weight', 'maxInFlight'] as const;
 
 /** An account as the API shows it, from its hash (weight 1 and no cap unless set). */
@@ -48,11 +61,22 @@ export function createAccountsStore(redis: Redis, prefix: string) {
   const lastUsed = createLastUsed(redis, k.key);
 
   return {
-    async createAccount(name: string): Promise<Account> {
+    /**
+     * A new account, unless another already holds its name (compared trimmed, case ignored:
+     * nameKey): then that one, as `taken`. Of two creates with the same name at once, exactly
+     * one makes an account.
+     */
+    async createAccount(name: string): Promise<{ created: Account } | { taken: Pick<Account, 'id' | 'name'> }> {
       const account = { id: newId('acct'), name, createdAt: Date.now() };
-      const tx = redis.multi().hset(k.account(account.id), { ...account, balance: 0, reserved: 0, spent: 0 });
-      await indexAccount(tx, prefix, account).exec();
-      return { ...account, weight: 1, maxInFlight: null };
+      const index = accountIndexKeys(prefix);
+      const holder = await createAccountScript(
+        redis,
+        { names: index.names, account: k.account(account.id), byTime: index.byTime, search: index.search },
+        { nameKey: nameKey(name), id: account.id, name, createdAt: account.createdAt },
+        ...searchMembers(account),
+      );
+      if (holder) return { taken: { id: holder, name: (await redis.hget(k.account(holder), 'name')) ?? name } };
+      return { created: { ...account, weight: 1, maxInFlight: null } };
     },
 
     /** Several accounts in one round trip, in the order asked; unknown ids are left out. */
