@@ -52,6 +52,7 @@ const runtimeConfigSchema = z.strictObject({
   SIM_MAX_IPM: z.number().int().min(0).optional(),
   SIM_SPEECH_RPM: z.number().int().min(0).optional(),
   SIM_STREAM_UNSUPPORTED: z.enum(['refuse', 'ignore']).optional(),
+  SIM_RETIRED_MODELS: z.string().optional(),
 });
 
 function controlRoutes(ctx: SimContext) {

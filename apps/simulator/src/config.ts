@@ -26,6 +26,11 @@ export const simulatorEnvSchema = z.object({
   SIM_MAX_CONCURRENT: envInt().default(0),
   /** Gemini requests per minute before 429 RESOURCE_EXHAUSTED (0 = no limit). */
   SIM_SPEECH_RPM: envInt().default(0),
+  /**
+   * Comma-separated Gemini models the vendor has shut down: each call naming one is answered 404
+   * NOT_FOUND as Google answers a model it does not serve (the preview TTS models close this way).
+   */
+  SIM_RETIRED_MODELS: envString().default(''),
   SIM_LINK_SECRET: envString().default('simulator-link-secret'),
   ...logEnv,
 });

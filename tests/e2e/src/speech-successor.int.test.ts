@@ -13,7 +13,14 @@ const catalog = {
   ...builtIn,
   speechModels: {
     // the drop-in successor: the same request shape, but it refuses a request that names no voice
-    [PUBLIC_ID]: { ...current, upstreamModel: 'gemini-3.1-flash-tts-preview', inputTokenLimit: 8_192, maxOutputTokens: 16_384 },
+    // moved by hand (the built-in retirement, which would move it again at its sunset, left out)
+    [PUBLIC_ID]: {
+      ...current,
+      retirement: undefined,
+      upstreamModel: 'gemini-3.1-flash-tts-preview',
+      inputTokenLimit: 8_192,
+      maxOutputTokens: 16_384,
+    },
     'vendor-3.8-flash-lite-tts': {
       upstream: 'gemini',
       upstreamModel: 'gemini-3.8-flash-lite-tts',

@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { loadCatalog } from '@relay/core';
 import { readWav } from '@relay/jobs';
 import { startStack, type Stack } from './stack.js';
+
+/** The built-in catalog held on the 2.5 preview whatever the date (its retirement: speech-retirement.int.test.ts). */
+const builtIn = loadCatalog({});
+const preview = builtIn.speechModels['vendor-2.5-flash-preview-tts']!;
+const catalog = { ...builtIn, speechModels: { 'vendor-2.5-flash-preview-tts': { ...preview, retirement: undefined } } };
 
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ api: { JOB_ATTEMPTS: '3' } });
+  stack = await startStack({ api: { JOB_ATTEMPTS: '3' }, catalog });
   ({ key } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());

@@ -160,7 +160,9 @@ describe("Gemini TTS's recorded answers", () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(replay.calls).toHaveLength(2);
     const texts = replay.calls.map((c) => (c.body as { contents: Array<{ parts: Array<{ text: string }> }> }).contents[0]!.parts[0]!.text);
-    expect(texts).toEqual(['Hello world', 'Read aloud:\nHello world']);
+    // the 2.5 and 3.1 models take a leading direction; 3.8 (the preview's successor past its sunset) reads text verbatim
+    const vendorModel = /\/models\/([^:]+):/.exec(replay.calls[1]!.path)![1]!;
+    expect(texts).toEqual(['Hello world', vendorModel.startsWith('gemini-3.8-') ? 'Hello world' : 'Read aloud:\nHello world']);
     expect(await charges(accountId)).toHaveLength(1);
   });
 

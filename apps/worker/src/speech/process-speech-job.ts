@@ -7,6 +7,7 @@ import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-t
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { audioFile } from './audio-file.js';
+import { createVendorModels } from './vendor-model.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
@@ -28,15 +29,19 @@ function upstreamBody(request: SpeechJob['request']) {
 }
 
 export function createSpeechProcessor(deps: SpeechJobDeps) {
+  const vendorModels = createVendorModels(deps.log);
   return async (job: Job): Promise<SpeechJobResult> => {
     const { meta, model: modelId, request, output } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
-    const { value: speech, channel } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
+    const {
+      value: { value: speech, vendorModel },
+      channel,
+    } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
       await deps.life.begin(job.id!);
-      return upstream.synthesize(vendorModel, upstreamBody(request));
+      return vendorModels.call(modelId, model, vendorModel, (chosen) => upstream.synthesize(chosen, upstreamBody(request)));
     });
     deps.life.callsOver(job);
     const sampleRate = sampleRateOf(speech.mimeType);
@@ -57,7 +62,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     });
     if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
     deps.metrics.bytesStored.inc({ queue: SPEECH.id }, audio.bytes.length);
-    log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel }, 'speech stored');
+    log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel, vendorModel }, 'speech stored');
     return {
       file: { index: 0, fileId: fileIdOf(job.id!, 0, audio.extension), bytes: audio.bytes.length, contentType: audio.contentType },
       mimeType: speech.mimeType,

@@ -118,6 +118,10 @@ export const defaultCatalog = {
       maxOutputTokens: 16_384,
       voices: GEMINI_VOICES,
       defaultVoice: 'Kore',
+      // Google's TTS previews close once their GA successors are out (3.8, GA 2026-09-22, per its
+      // changelog). The shutdown dates found are third parties' and disagree (2026-11-17,
+      // 2026-12-18), so no date is set: the vendor's first 404 for the preview moves the id on
+      retirement: { successor: 'gemini-3.8-flash-tts' },
     },
   },
 };

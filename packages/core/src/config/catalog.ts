@@ -65,6 +65,19 @@ const speechModelSchema = z.strictObject({
    * instead of speechConfig): Gemini 3.x TTS refuses a request without a voice. Default: the first of `voices`.
    */
   defaultVoice: z.string().optional(),
+  /**
+   * The vendor's end of `upstreamModel` (a preview that closes): calls go to `successor` from the
+   * vendor's first answer that it no longer serves the model (404), or from `sunset` (an ISO date,
+   * midnight UTC, or a date-time) when one is set. The public id keeps answering; only the vendor
+   * model behind it changes, and the worker logs it. A channel that maps the id to a vendor model
+   * of its own is left as it is.
+   */
+  retirement: z
+    .strictObject({
+      sunset: z.union([z.iso.date(), z.iso.datetime({ offset: true })]).optional(),
+      successor: z.string().min(1),
+    })
+    .optional(),
 });
 
 export const catalogSchema = z

@@ -59,3 +59,16 @@ test("a speech model's defaultVoice and openaiVoices must name its own voices", 
   expect(() => loadCatalog({ RELAY_CONFIG: withModel({ defaultVoice: 'Nobody' }) })).toThrow(/defaultVoice/);
   expect(() => loadCatalog({ RELAY_CONFIG: withModel({ openaiVoices: { alloy: 'Nobody' } }) })).toThrow(/openaiVoices/);
 });
+
+test("a speech model's retirement names a successor, and a sunset date (or date-time) if any", () => {
+  const model = defaultCatalog.speechModels['vendor-2.5-flash-preview-tts'];
+  const withRetirement = (retirement: unknown) =>
+    JSON.stringify({ ...defaultCatalog, speechModels: { 'vendor-2.5-flash-preview-tts': { ...model, retirement } } });
+  expect(
+    loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: '2027-01-06', successor: 'gemini-3.8-flash-tts' }) }).speechModels,
+  ).toBeDefined();
+  expect(loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: '2027-01-06T08:00:00-08:00', successor: 'x' }) }).speechModels).toBeDefined();
+  expect(loadCatalog({ RELAY_CONFIG: withRetirement({ successor: 'x' }) }).speechModels).toBeDefined();
+  expect(() => loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: 'soon', successor: 'x' }) })).toThrow(/sunset/);
+  expect(() => loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: '2027-01-06' }) })).toThrow(/successor/);
+});
