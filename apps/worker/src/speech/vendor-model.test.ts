@@ -40,10 +40,13 @@ describe('the vendor model a speech call goes to', () => {
     expect(asked).toEqual(['preview', 'ga', 'ga']);
   });
 
-  test('other failures, a model with no retirement, and a channel that maps the id to a model of its own are left alone', async () => {
+  test('other failures, a 404 that names no model, a model with no retirement, and a channel that maps the id to a model of its own are left alone', async () => {
     const models = createVendorModels(log);
     const overloaded = new UpstreamError('transient', 'HTTP 503', { status: 503 });
     await expect(models.call('id', model, 'preview', () => Promise.reject(overloaded), BEFORE)).rejects.toBe(overloaded);
+    // a base URL that is not the vendor's: its 404 page says nothing of the model
+    const wrongPlace = new UpstreamError('misconfigured', 'upstream answered HTTP 404', { status: 404 });
+    await expect(models.call('id', model, 'preview', () => Promise.reject(wrongPlace), BEFORE)).rejects.toBe(wrongPlace);
     const { asked, run } = vendor('ga');
     await expect(models.call('id', { ...model, retirement: undefined }, 'preview', run, AFTER)).rejects.toThrow('not found');
     await expect(models.call('id', model, 'channel-own', run, AFTER)).rejects.toThrow('not found');

@@ -1,8 +1,12 @@
 import type { Logger, SpeechModel } from '@relay/core';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 
-/** The vendor's word that it does not serve a model (Gemini: 404 NOT_FOUND "models/… is not found"). */
-const noSuchModel = (error: unknown) => error instanceof UpstreamError && error.kind === 'misconfigured' && error.details.status === 404;
+/**
+ * The vendor's word that it does not serve this model (Gemini: 404 NOT_FOUND "models/<model> is
+ * not found for API version v1beta…"), not any 404: a wrong base URL's page names no model.
+ */
+const noSuchModel = (error: unknown, vendorModel: string) =>
+  error instanceof UpstreamError && error.details.status === 404 && error.message.includes(`models/${vendorModel}`);
 
 /**
  * Which vendor model a speech call goes to. A public id whose vendor model retires (the catalog's
@@ -55,7 +59,7 @@ export function createVendorModels(log: Logger) {
         return { value: await run(vendorModel), vendorModel };
       } catch (error) {
         const retirement = retiring(model, vendorModel);
-        if (!retirement || !noSuchModel(error)) throw error;
+        if (!retirement || !noSuchModel(error, vendorModel)) throw error;
         gone.add(vendorModel);
         tell(publicId, vendorModel, retirement.successor, 'the vendor answered 404 for it');
         return { value: await run(retirement.successor), vendorModel: retirement.successor };
