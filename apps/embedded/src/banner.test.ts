@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { describe, expect, test } from 'vitest';
 import { banner, type BannerFacts } from './banner.js';
 
@@ -7,15 +8,25 @@ const facts: BannerFacts = {
   demoKey: 'sk-demo',
   adminToken: 'token',
   dataDir: '.data',
-  redis: { url: 'redis://127.0.0.1:6379', origin: 'reused', prefix: 'relay', survey: { accounts: 12, jobs: 3456 } },
+  redis: {
+    url: 'redis://127.0.0.1:6379',
+    origin: 'reused',
+    prefix: 'relay',
+    prefixSource: 'kept',
+    survey: { accounts: 12, jobs: 3456 },
+  },
   storeUrl: 'http://127.0.0.1:4568',
   embeddedStore: true,
   adminCommand: 'npm run admin --',
 };
-const redisLines = (redis: BannerFacts['redis']) =>
-  banner({ ...facts, redis })
-    .split('\n')
-    .filter((line, i, all) => line.includes('Redis:') || all[i - 1]?.includes('Redis:') || all[i - 2]?.includes('Redis:'));
+/** From the Redis line to the store's. */
+const redisLines = (redis: BannerFacts['redis']) => {
+  const lines = banner({ ...facts, redis }).split('\n');
+  return lines.slice(
+    lines.findIndex((line) => line.includes('Redis:')),
+    lines.findIndex((line) => line.includes('file store:')),
+  );
+};
 
 describe('the Redis lines of the banner', () => {
   test('a Redis it found running: said plainly, with what it held under the prefix and how to keep apart', () => {
@@ -33,13 +44,26 @@ describe('the Redis lines of the banner', () => {
     expect(redisLines({ ...facts.redis, survey: undefined }).join('\n')).toContain('could not be read');
   });
 
-  test('one it started, or its own: one line, no warning', () => {
-    expect(redisLines({ ...facts.redis, origin: 'started' })[0]).toBe(
+  test('one it started, or its own: the Redis and the prefix, no warning', () => {
+    expect(redisLines({ ...facts.redis, origin: 'started', prefix: 'relay-1a2b3c4d', prefixSource: 'new' })).toEqual([
       '  Redis:        redis://127.0.0.1:6379 (started here, data in .data/redis)',
-    );
+      `                keys under the prefix "relay-1a2b3c4d" (this data folder's own, kept in .data/redis-prefix)`,
+    ]);
     const own = redisLines({ ...facts.redis, origin: 'own', url: 'redis://127.0.0.1:40123' });
     expect(own[0]).toBe('  Redis:        redis://127.0.0.1:40123 (its own: RELAY_OWN_REDIS=1, data in .data/redis)');
     expect(own.join('\n')).not.toContain('NOT started');
+  });
+
+  test("which prefix: REDIS_PREFIX, or the folder's own, and whose prefix made it move", () => {
+    expect(redisLines({ ...facts.redis, prefix: 'mine', prefixSource: 'set' })[1]).toBe(
+      '                keys under the prefix "mine" (REDIS_PREFIX)',
+    );
+    const holder = { host: hostname(), dataDir: '/src/other/.data', pid: 4242, url: 'http://127.0.0.1:8080' };
+    const moved = redisLines({ ...facts.redis, prefix: 'relay-99aa', prefixSource: 'moved', movedFrom: { prefix: 'relay', holder } });
+    expect(moved.slice(1, 3)).toEqual([
+      `                keys under the prefix "relay-99aa" (this data folder's own, kept in .data/redis-prefix:`,
+      '                "relay" is held by the relay of /src/other/.data (http://127.0.0.1:8080, pid 4242))',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { RedisOrigin } from './infrastructure.js';
+import { describeHolder, PREFIX_FILE, type PrefixHolder, type PrefixSource } from './redis-prefix.js';
 import type { RedisSurvey } from './redis-survey.js';
 
 export interface BannerFacts {
@@ -7,7 +8,14 @@ export interface BannerFacts {
   demoKey: string;
   adminToken: string;
   dataDir: string;
-  redis: { url: string; origin: RedisOrigin; prefix: string; survey?: RedisSurvey };
+  redis: {
+    url: string;
+    origin: RedisOrigin;
+    prefix: string;
+    prefixSource: PrefixSource;
+    movedFrom?: { prefix: string; holder: PrefixHolder };
+    survey?: RedisSurvey;
+  };
   storeUrl: string | undefined;
   embeddedStore: boolean;
   /** `npm run admin --` as typed where npm start was (npm --prefix <checkout> from elsewhere). */
@@ -16,14 +24,26 @@ export interface BannerFacts {
 
 const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+const pad = '                ';
+
+/** Which prefix its keys are under, and why: relays sharing a Redis keep apart by it. */
+function prefixLines(redis: BannerFacts['redis'], dataDir: string): string[] {
+  const under = `${pad}keys under the prefix "${redis.prefix}"`;
+  if (redis.prefixSource === 'set') return [`${under} (REDIS_PREFIX)`];
+  const own = `this data folder's own, kept in ${dataDir}/${PREFIX_FILE}`;
+  if (redis.prefixSource !== 'moved' || !redis.movedFrom) return [`${under} (${own})`];
+  return [`${under} (${own}:`, `${pad}"${redis.movedFrom.prefix}" is held by ${describeHolder(redis.movedFrom.holder)})`];
+}
+
 /**
  * Whose Redis this is. One the launcher found answering may be shared with other runs or other
  * programs: say so, say what it held under the prefix before this start, and how to keep apart.
  */
 function redisLines(redis: BannerFacts['redis'], dataDir: string): string[] {
-  const pad = '                ';
-  if (redis.origin === 'started') return [`  Redis:        ${redis.url} (started here, data in ${dataDir}/redis)`];
-  if (redis.origin === 'own') return [`  Redis:        ${redis.url} (its own: RELAY_OWN_REDIS=1, data in ${dataDir}/redis)`];
+  if (redis.origin === 'started')
+    return [`  Redis:        ${redis.url} (started here, data in ${dataDir}/redis)`, ...prefixLines(redis, dataDir)];
+  if (redis.origin === 'own')
+    return [`  Redis:        ${redis.url} (its own: RELAY_OWN_REDIS=1, data in ${dataDir}/redis)`, ...prefixLines(redis, dataDir)];
   const { survey, prefix } = redis;
   const held = !survey
     ? `what it holds under the prefix "${prefix}" could not be read`
@@ -32,6 +52,7 @@ function redisLines(redis: BannerFacts['redis'], dataDir: string): string[] {
       : `it held ${count(survey.accounts, 'account')} and ${count(survey.jobs, 'job')} under the prefix "${prefix}" before this start`;
   return [
     `  Redis:        ${redis.url} (already running: NOT started by npm start, may be shared)`,
+    ...prefixLines(redis, dataDir),
     `${pad}${held}`,
     `${pad}apart from it: REDIS_PREFIX=<name> npm start, or RELAY_OWN_REDIS=1 npm start for a Redis of its own`,
   ];

@@ -8,8 +8,8 @@ export const embeddedEnvSchema = z
     PORT: envInt(1, 65535).default(8080),
     /** Unset: redis://127.0.0.1:6379, reused when something answers there, else started here. */
     REDIS_URL: envUrl().optional(),
-    /** The apps' key prefix; the launcher counts what a reused Redis already holds under it. */
-    REDIS_PREFIX: envString().default('relay'),
+    /** The apps' key prefix. Unset: this data folder's own (redis-prefix.ts), so relays sharing a Redis keep apart. */
+    REDIS_PREFIX: envString().optional(),
     /** Start a redis-server of its own on a free port (data in RELAY_DATA_DIR/redis), whatever answers on 6379. */
     RELAY_OWN_REDIS: envBool().default(false),
     S3_ENDPOINT: envUrl().optional(),

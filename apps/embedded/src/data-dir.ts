@@ -7,6 +7,7 @@ import { join } from 'node:path';
  *   admin-token     the admin API's token, made once, so `export ADMIN_TOKEN=...` stays true
  *   channel-secret  seals the keys of channels added at run time; made once, so they stay readable
  *   demo-key.json   the demo account and its key
+ *   redis-prefix    the prefix of its Redis keys, made once (redis-prefix.ts)
  *   relay.json      where the running relay answers, for the admin CLI; removed at stop
  *   redis/, s3/     Redis's AOF and the embedded store's files, when npm start runs them
  */

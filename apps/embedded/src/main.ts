@@ -9,6 +9,7 @@ import { EMBEDDED_API_DEFAULTS } from './defaults.js';
 import { adminTokenIn, announceRunning, channelSecretIn } from './data-dir.js';
 import { DEMO_KEY_FILE, demoKey } from './demo-key.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
+import { claimPrefix } from './redis-prefix.js';
 import { surveyRedis } from './redis-survey.js';
 
 /**
@@ -33,8 +34,12 @@ await runMain(async () => {
   try {
     const redis = await ensureRedis(config, dataDir);
     started.push(() => redis.stop());
+    const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+    // this data folder's own prefix unless REDIS_PREFIX says: two relays on one Redis keep their channels apart
+    const prefix = await claimPrefix(redis.url, dataDir, config.REDIS_PREFIX, apiUrl);
+    started.push(() => prefix.release());
     // read before the demo account is made: what was there before this start
-    const survey = redis.origin === 'reused' ? await surveyRedis(redis.url, config.REDIS_PREFIX).catch(() => undefined) : undefined;
+    const survey = redis.origin === 'reused' ? await surveyRedis(redis.url, prefix.prefix).catch(() => undefined) : undefined;
     const store = await ensureStore(config, dataDir);
     if (store) started.push(() => store.stop());
     const env: Record<string, string | undefined> = {
@@ -42,7 +47,7 @@ await runMain(async () => {
       // the apps log warnings and errors here, so the banner stays the last thing on screen
       LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
       REDIS_URL: redis.url,
-      REDIS_PREFIX: config.REDIS_PREFIX,
+      REDIS_PREFIX: prefix.prefix,
       ADMIN_TOKEN: adminToken,
       CHANNEL_SECRET: channelSecretIn(dataDir, config.CHANNEL_SECRET),
       ...(store?.env ?? {}),
@@ -82,7 +87,6 @@ await runMain(async () => {
       { echo: true },
     );
 
-    const apiUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
     const demo = await demoKey(apiUrl, adminToken, dataDir);
     const forget = announceRunning(dataDir, { url: apiUrl, adminToken, pid: process.pid });
     started.push(async () => forget());
@@ -94,7 +98,14 @@ await runMain(async () => {
         demoKey: demo.key,
         adminToken,
         dataDir: config.RELAY_DATA_DIR,
-        redis: { url: redis.url, origin: redis.origin, prefix: config.REDIS_PREFIX, survey },
+        redis: {
+          url: redis.url,
+          origin: redis.origin,
+          prefix: prefix.prefix,
+          prefixSource: prefix.source,
+          movedFrom: prefix.movedFrom,
+          survey,
+        },
         storeUrl: store ? store.env.S3_ENDPOINT : env.S3_ENDPOINT,
         embeddedStore: Boolean(store),
         adminCommand: npmRunCommand('admin'),
