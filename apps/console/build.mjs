@@ -1,5 +1,6 @@
 // Builds the console into static files: esbuild bundles the Preact app and its CSS with
-// content-hashed names under assets/, and index.html is written to point at them.
+// content-hashed names under assets/, and index.html is written to point at them, with the
+// sign-in form already in it (rendered here from the app's own component) as its first paint.
 //   node apps/console/build.mjs [outdir]     (default apps/console/dist)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -8,6 +9,32 @@ import { build } from 'esbuild';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const BASE = '/console/assets/';
+const esbuildShared = /** @type {const} */ ({
+  bundle: true,
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  // workspace packages from their TypeScript sources (the money formatter the CLIs share)
+  conditions: ['relay-source'],
+  logLevel: 'warning',
+});
+
+/**
+ * The app's SignIn component rendered to HTML (src/prerender.tsx, bundled for Node in memory):
+ * what the page paints before its script runs, and without JavaScript.
+ */
+async function prerenderSignIn() {
+  const bundle = await build({
+    ...esbuildShared,
+    entryPoints: [join(here, 'src/prerender.tsx')],
+    platform: 'node',
+    format: 'esm',
+    write: false,
+  });
+  const code = bundle.outputFiles[0]?.text ?? ''; // one file, no outdir: written to '<stdout>'
+  /** @type {{ signInHtml(): string }} */
+  const { signInHtml } = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  return signInHtml();
+}
 
 /** @param {{ outdir?: string, minify?: boolean }} options */
 export async function buildConsole({ outdir = join(here, 'dist'), minify = true } = {}) {
@@ -18,22 +45,18 @@ export async function buildConsole({ outdir = join(here, 'dist'), minify = true 
     outdir: join(outdir, 'assets'),
     entryNames: '[name]-[hash]',
     assetNames: '[name]-[hash]',
-    bundle: true,
+    ...esbuildShared,
     format: 'esm',
     target: ['chrome111', 'firefox115', 'safari16'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    // workspace packages from their TypeScript sources (the money formatter the CLIs share)
-    conditions: ['relay-source'],
     minify,
     sourcemap: 'linked',
     metafile: true,
     legalComments: 'linked',
-    logLevel: 'warning',
   });
   const outputs = Object.keys(result.metafile.outputs).map((file) => basename(file));
   const script = outputs.find((f) => /^app-.*\.js$/.test(f));
   const style = outputs.find((f) => /^app-.*\.css$/.test(f));
+  const signIn = await prerenderSignIn();
   writeFileSync(
     join(outdir, 'index.html'),
     `<!doctype html>
@@ -47,7 +70,7 @@ export async function buildConsole({ outdir = join(here, 'dist'), minify = true 
 ${style ? `<link rel="stylesheet" href="${BASE}${style}">` : ''}
 <script type="module" src="${BASE}${script}"></script>
 </head>
-<body><div id="app"><noscript>The relay console needs JavaScript.</noscript></div></body>
+<body><div id="app">${signIn}</div></body>
 </html>
 `,
   );

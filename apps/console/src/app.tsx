@@ -34,9 +34,11 @@ export function App() {
   }, []);
 
   if (configError) return <ErrorNote error={configError} />;
-  if (!config) return <p aria-busy="true">Loading…</p>;
-  if (!config.adminEnabled) return <AdminDisabled />;
+  if (config && !config.adminEnabled) return <AdminDisabled />;
+  // the sign-in form is index.html's first paint: it stays (the same component, what was typed
+  // kept) while the config loads, instead of a "Loading…" in its place
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+  if (!config) return <p aria-busy="true">Loading…</p>;
 
   const signOut = () => {
     forgetToken();

@@ -3,9 +3,21 @@ import { admin } from '../api/client.js';
 import { ErrorNote } from '../components/status.js';
 import { saveToken } from './session.js';
 
-/** Asks for the admin token and keeps it for this tab once the admin API accepts it. */
+/**
+ * What the operator typed into the sign-in form index.html painted before this script ran (the
+ * same form, prerendered by build.mjs): kept when the app takes the form over.
+ */
+const typedBeforeTheScript = () =>
+  typeof document === 'undefined' ? '' : (document.querySelector<HTMLInputElement>('#app input[name="token"]')?.value ?? '');
+
+/**
+ * Asks for the admin token and keeps it for this tab once the admin API accepts it. index.html is
+ * this form rendered at build time (build.mjs), so it is the first paint; the app takes it over.
+ * Before the script runs (or without JavaScript) submitting it does nothing: `method="dialog"`
+ * outside a dialog sends nothing anywhere, so the token never lands in a URL or a request.
+ */
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
-  const [token, setToken] = useState('');
+  const [token, setToken] = useState(typedBeforeTheScript);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -33,7 +45,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         <p>
           Sign in with the relay's admin token (<code>ADMIN_TOKEN</code>; <code>npm start</code> prints it). It is kept in this tab only.
         </p>
-        <form onSubmit={submit}>
+        <noscript>
+          <p class="error">The relay console needs JavaScript: turn it on for this page to sign in.</p>
+        </noscript>
+        <form method="dialog" onSubmit={submit}>
           <label>
             Admin token
             <input
