@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 
 /** Debian's Chromium (apt-get install chromium; .ci/run installs it). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -19,7 +19,11 @@ const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
  */
 export async function openBrowser(): Promise<{
   browser: Browser;
-  context: (viewport?: { width: number; height: number }) => Promise<{ context: BrowserContext; page: Page }>;
+  /** A new context and its page; `options` as Playwright's (`javaScriptEnabled: false` for a page without scripts). */
+  context: (
+    viewport?: { width: number; height: number },
+    options?: Omit<BrowserContextOptions, 'viewport'>,
+  ) => Promise<{ context: BrowserContext; page: Page }>;
   watch: Watch;
   close(): Promise<void>;
 }> {
@@ -42,8 +46,8 @@ export async function openBrowser(): Promise<{
   return {
     browser,
     watch,
-    async context(viewport = { width: 1280, height: 900 }) {
-      const context = await browser.newContext({ viewport });
+    async context(viewport = { width: 1280, height: 900 }, options = {}) {
+      const context = await browser.newContext({ ...options, viewport });
       await context.route('**/*', (route) => {
         const url = new URL(route.request().url());
         if (LOCAL.has(url.hostname)) return route.continue();
