@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { createOpenAI } from '@ai-sdk/openai';
-import { experimental_generateSpeech as generateSpeech } from 'ai';
+import { generateSpeech } from 'ai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot } from '@relay/testkit';
 import { probe } from './audio-probe.js';
 import { startClientStack, type Stack } from './client-stack.js';
 
@@ -152,9 +155,19 @@ describe('errors in OpenAI shape, before anything is held', () => {
   });
 });
 
-test("the AI SDK's experimental_generateSpeech through @ai-sdk/openai", async () => {
+/** The AI SDK's speech call as docs/clients.md shows it: `generateSpeech`, ai 7's stable name (the experimental_ one is deprecated). */
+test("the AI SDK's generateSpeech through @ai-sdk/openai", async () => {
   const openai = createOpenAI({ baseURL: `${stack.url}/v1`, apiKey: key });
   const result = await generateSpeech({ model: openai.speech('tts-1'), text: TEXT, voice: 'echo', outputFormat: 'opus', speed: 1.5 });
   const audio = Buffer.from(result.audio.uint8Array);
   expect(probe(audio)).toMatchObject({ codec: 'opus', channels: 1 });
+});
+
+test("docs/clients.md shows that call, by the AI SDK's current name", () => {
+  const doc = readFileSync(join(repoRoot, 'docs/clients.md'), 'utf8');
+  expect(doc).toContain("import { generateSpeech } from 'ai';");
+  expect(doc).toContain(
+    "generateSpeech({ model: openai.speech('tts-1'), text: 'Hello.', voice: 'echo', outputFormat: 'opus', speed: 1.5 })",
+  );
+  expect(doc).not.toMatch(/experimental_generateSpeech[({]/);
 });
