@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, test } from 'vitest';
+import { Lexer, type Tokens } from 'marked';
+import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { formatMoney } from '@relay/core/money';
 import { freePort, repoRoot, startRedis, waitFor } from '@relay/testkit';
 import { launch } from './launch.js';
@@ -188,6 +189,57 @@ test('npm run admin: help, tables, --json, amounts in units, and the nearest com
   const see = /^see: (.+)$/m.exec(typo.err)?.[1];
   expect(see).toBe(`npm --prefix ${checkout} run admin -- --help`);
   expect((await typed(see!)).out).toContain('credits add <accountId> <amount> [note]');
+}, 120_000);
+
+/** The sh blocks README shows under a level-2 heading, as written. */
+function readmeBlocks(heading: string): string[] {
+  const tokens = Lexer.lex(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+  const start = tokens.findIndex((t) => t.type === 'heading' && (t as Tokens.Heading).text === heading);
+  const end = tokens.findIndex((t, i) => i > start && t.type === 'heading' && (t as Tokens.Heading).depth <= 2);
+  return tokens
+    .slice(start, end)
+    .filter((t): t is Tokens.Code => t.type === 'code' && t.lang === 'sh')
+    .map((t) => t.text);
+}
+
+test("README's first request and every door, typed as written, reach a relay whose banner named another port than 8080", async () => {
+  const [first] = readmeBlocks('A first request');
+  const [doors] = readmeBlocks('Every door');
+  expect(first).toContain('export RELAY_URL=');
+  expect(`${first}\n${doors}`).not.toMatch(/127\.0\.0\.1:8080/);
+  expect(relay.ports.PORT).not.toBe(8080);
+  expect(relay.output()).toContain(`relay:        http://127.0.0.1:${relay.ports.PORT}\n`);
+  // the user's second terminal, in the checkout: its .data is this npm start's data folder
+  const checkoutDir = mkdtempSync(join(tmpdir(), 'relay-checkout-'));
+  symlinkSync(relay.dataDir, join(checkoutDir, '.data'));
+  const scratches: string[] = [];
+  onTestFinished(() => [checkoutDir, ...scratches].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const sh = (script: string) =>
+    new Promise<Run>((resolve) => {
+      const child = spawn('sh', ['-ec', script], { cwd: checkoutDir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      child.on('close', (code) => resolve({ code, out, err }));
+    });
+
+  const made = await sh(`${first}\nprintf '\\nscratch=%s\\n' "$PWD"`);
+  expect(made.code, made.err).toBe(0);
+  const [answer, scratch] = made.out.split('\nscratch=').map((part) => part.trim());
+  scratches.push(scratch!);
+  const url = (JSON.parse(answer!) as { data: Array<{ url: string }> }).data[0]!.url;
+  expect(url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${relay.ports.PORT}/files/`));
+
+  // in the same terminal: the exports, the scratch folder, the image saved as README says, then every door
+  const exports = first!.split('\n').filter((line) => line.startsWith('export '));
+  const doorsRun = await sh([...exports, `cd '${scratch}'`, `curl -so lighthouse.jpeg '${url}'`, doors].join('\n'));
+  expect(doorsRun.code, doorsRun.err).toBe(0);
+  expect(doorsRun.out).toContain('image_generation.partial_image');
+  expect(doorsRun.out).toContain(`"url":"http://127.0.0.1:${relay.ports.PORT}/files/`); // the edit
+  expect(doorsRun.out).toContain('"inlineData"'); // Gemini's dialect
+  expect(doorsRun.out).not.toMatch(/"error"/);
+  expect(statSync(join(scratch!, 'welcome.mp3')).size).toBeGreaterThan(0);
 }, 120_000);
 
 test('nothing was left in the repository', () => {
