@@ -30,7 +30,7 @@ export const simulatorEnvSchema = z.object({
    * Comma-separated Gemini models the vendor has shut down: each call naming one is answered 404
    * NOT_FOUND as Google answers a model it does not serve (the preview TTS models close this way).
    */
-  SIM_RETIRED_MODELS: envString().default(''),
+  SIM_RETIRED_MODELS: envString().optional(),
   SIM_LINK_SECRET: envString().default('simulator-link-secret'),
   ...logEnv,
 });

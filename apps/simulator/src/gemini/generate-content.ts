@@ -32,7 +32,7 @@ export function createGenerateContentHandler(ctx: SimContext) {
 
   return async (req: Request, res: Response) => {
     const [model = '', action = ''] = String(req.params.modelAction).split(':');
-    const retired = config.SIM_RETIRED_MODELS.split(',').some((name) => name.trim() === model);
+    const retired = (config.SIM_RETIRED_MODELS ?? '').split(',').some((name) => name.trim() === model);
     const spec = retired ? undefined : ttsModel(model);
     // a retired model's call reached the vendor: the call log names it
     if (retired) res.locals.seen = { model } satisfies CallSeen;
