@@ -3,3 +3,4 @@ export * from './docker.js';
 export * from './redis.js';
 export * from './s3.js';
 export * from './processes.js';
+export * from './run-cli.js';

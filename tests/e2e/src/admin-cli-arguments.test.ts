@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ADMIN_COMMANDS } from '@relay/api';
-import { repoRoot, SOURCE_NODE_ARGS } from '@relay/testkit';
+import { runCli } from '@relay/testkit';
 
 /**
  * The admin CLI checks a command's required arguments before it sends anything (issue 34: `keys
@@ -28,28 +27,13 @@ beforeAll(async () => {
 afterAll(() => relay.close());
 
 /** `how` runs the CLI as typed in the checkout (`npm run admin -- ...`) or as node runs its source (the same hints, faster). */
-async function admin(args: string[], how: 'npm' | 'node' = 'node') {
-  const [command, argv] =
-    how === 'npm'
-      ? ['npm', ['run', 'admin', '--', ...args]]
-      : [process.execPath, [...SOURCE_NODE_ARGS, 'apps/api/src/admin/cli.ts', ...args]];
-  const child = spawn(command, argv, {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ADMIN_URL: url,
-      ADMIN_TOKEN: 'token',
-      RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')),
-    },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, out, err };
-}
+const admin = (args: string[], how: 'npm' | 'node' = 'node') =>
+  runCli(
+    { script: 'admin', source: 'apps/api/src/admin/cli.ts' },
+    args,
+    { ADMIN_URL: url, ADMIN_TOKEN: 'token', RELAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'relay-cli-')) },
+    how,
+  );
 
 test('npm run admin -- keys create: what is missing and the usage of keys create, exit 2, no request', async () => {
   const { code, err } = await admin(['keys', 'create'], 'npm');

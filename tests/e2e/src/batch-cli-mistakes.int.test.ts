@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -6,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { repoRoot, SOURCE_NODE_ARGS } from '@relay/testkit';
+import { runCli } from '@relay/testkit';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -20,27 +19,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => stack?.close());
 
-interface Exit {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 /** `how` runs the CLI as typed in the checkout (`npm run batch -- ...`) or as node runs its source (the same hints, faster). */
-async function batch(args: string[], env: Record<string, string>, how: 'npm' | 'node' = 'node'): Promise<Exit> {
-  const [command, argv] =
-    how === 'npm' ? ['npm', ['run', 'batch', '--', ...args]] : [process.execPath, [...SOURCE_NODE_ARGS, 'apps/cli/src/batch.ts', ...args]];
-  const child = spawn(command, argv, {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', RELAY_DATA_DIR: join(tmpdir(), 'no-such-relay-data'), ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, out, err };
-}
+const batch = (args: string[], env: Record<string, string>, how: 'npm' | 'node' = 'node') =>
+  runCli({ script: 'batch', source: 'apps/cli/src/batch.ts' }, args, { RELAY_DATA_DIR: join(tmpdir(), 'no-such-relay-data'), ...env }, how);
 
 /** A relay stand-in that answers nothing useful and counts what reaches it: a mistake in the command line must send nothing. */
 async function recorder() {
