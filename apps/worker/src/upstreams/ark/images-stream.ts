@@ -6,7 +6,7 @@ import { UpstreamError } from '../upstream-error.js';
 import { eventsOfAnswer } from './answer-events.js';
 import { toUpstreamError } from './errors.js';
 import { sanitizeVendorText } from '../sanitize.js';
-import { isEventStream, openPost, readText, sseMessages } from './event-stream.js';
+import { isEventStream, openPost, readText, sseMessages } from '../event-stream.js';
 import { arkErrorSchema, type ArkImageRequest } from './schema.js';
 import { ARK_STREAM_EVENT_TYPES, arkStreamEventSchema, type ArkStreamEvent } from './stream-events.js';
 import { StreamInterrupted, type StreamArrivals } from '../stream-interrupted.js';

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { agents } from '../post-json.js';
+import { agents } from './post-json.js';
 
 /**
  * POSTs JSON and resolves with the answer as soon as its status line and headers are in, its
