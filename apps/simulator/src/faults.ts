@@ -41,13 +41,13 @@ export const faultSchema = z.discriminatedUnion('type', [
     after: z.number().int().min(0),
     code: z.string().default('InternalServiceError'),
   }),
-  /** Ark streams only: after `after` image events the connection is cut, as a network failure would. */
-  z.strictObject({ type: z.literal('stream-drop'), api: z.literal('images'), times, after: z.number().int().min(0) }),
+  /** Streams: after `after` events (an Ark image, a Gemini audio chunk) the connection is cut, as a network failure would. */
+  z.strictObject({ type: z.literal('stream-drop'), api, times, after: z.number().int().min(0) }),
   /**
-   * Ark streams only: after `after` image events the set waits for POST /_sim/release, so a test
-   * acts while the set is surely unfinished (images already sent, the call still open).
+   * Streams: after `after` events (an Ark image, a Gemini audio chunk) the answer waits for POST
+   * /_sim/release, so a test acts while it is surely unfinished (parts sent, the call still open).
    */
-  z.strictObject({ type: z.literal('stream-hold'), api: z.literal('images'), times, after: z.number().int().min(1) }),
+  z.strictObject({ type: z.literal('stream-hold'), api, times, after: z.number().int().min(1) }),
   /**
    * Gemini only: HTTP 200 with `content: {}`, finishReason OTHER and the audio still billed, as
    * google-gemini/cookbook#1231 records (fixtures/vendor/gemini/tts-200-no-audio-finish-other…).
@@ -192,9 +192,9 @@ export class FaultBook {
     return this.queue.filter((f): f is ImageFault => f.type === 'image-error').map((f) => this.consume(f));
   }
 
-  /** The next mid-stream fault, consumed once by a streamed set (a set answered at once leaves it queued). */
-  takeStreamFault(): StreamFault | undefined {
-    const fault = this.queue.find(isStreamFault);
+  /** The next mid-stream fault for this api, consumed once by a stream (an answer sent at once leaves it queued). */
+  takeStreamFault(target: FaultApi = 'images'): StreamFault | undefined {
+    const fault = this.queue.find((f): f is StreamFault => isStreamFault(f) && f.api === target);
     return fault && this.consume(fault);
   }
 }

@@ -4,7 +4,8 @@ import type { Request, Response } from 'express';
 import type { SimContext } from '../context.js';
 import type { CallSeen } from '../stats.js';
 import { playRequestFault } from '../faults.js';
-import { AUDIO_TOKENS_PER_SECOND, hasDirection, secondsFor, spokenText, synthesize } from './audio.js';
+import { AUDIO_TOKENS_PER_SECOND, hasDirection, SAMPLE_RATE, secondsFor, spokenText, synthesize } from './audio.js';
+import { sendClipStream } from './speech-stream.js';
 import { defaultMessage, sendBadRequest, sendGoogleError, sendQuotaExceeded, sendQuotaFailure, TRIED_TO_GENERATE_TEXT } from './errors.js';
 import { ttsModel } from './models.js';
 import { validateTts } from './validate.js';
@@ -87,16 +88,23 @@ export function createGenerateContentHandler(ctx: SimContext) {
     }
     const mimeType = faults.takeShapeFault('mime', 'speech')?.mimeType ?? spec.mimeType;
     // empty-audio: a success with no samples (the 44-byte WAVs of unicef/adt-studio#849), billed all the same
-    const data = fault?.type === 'empty-audio' ? '' : synthesize(spoken).toString('base64');
-    respond(req, res, stream, {
-      candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType, data } }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: {
-        promptTokenCount: promptTokens,
-        candidatesTokenCount: audioTokens,
-        totalTokenCount: promptTokens + audioTokens,
-        promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
-        candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: audioTokens }],
-      },
+    const pcm = fault?.type === 'empty-audio' ? Buffer.alloc(0) : synthesize(spoken);
+    const usageMetadata = {
+      promptTokenCount: promptTokens,
+      candidatesTokenCount: audioTokens,
+      totalTokenCount: promptTokens + audioTokens,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
+      candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: audioTokens }],
+    };
+    if (stream) {
+      const chunkBytes = spec.chunkSeconds ? Math.round(spec.chunkSeconds * SAMPLE_RATE) * 2 : Math.max(1, pcm.length);
+      return sendClipStream(req, res, { pcm, mimeType, chunkBytes, usageMetadata, modelVersion: model, responseId }, faults);
+    }
+    res.json({
+      candidates: [
+        { content: { role: 'model', parts: [{ inlineData: { mimeType, data: pcm.toString('base64') } }] }, finishReason: 'STOP', index: 0 },
+      ],
+      usageMetadata,
       modelVersion: model,
       responseId,
     });

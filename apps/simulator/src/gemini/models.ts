@@ -12,11 +12,15 @@
  * `thinking`: whether a `thinkingConfig` is taken; the 2.5 Flash preview refuses one with 400
  * "Thinking is not enabled for models/…" (home-assistant/core#153408), taken to hold for 2.5 Pro;
  * nothing is recorded for 3.x, which take (and ignore) it here.
+ * `chunkSeconds`: how much audio each event of `streamGenerateContent` carries. The 2.5 previews
+ * send the whole clip as one event once it is made; the 3.x models stream it as it is made
+ * (streamed TTS, changelog 2026-06-17 as third parties report it), here a second of audio an event.
  */
 export interface TtsModel {
   voiceRequired: boolean;
   mimeType: string;
   thinking: boolean;
+  chunkSeconds?: number;
 }
 
 const L16_25 = 'audio/L16;codec=pcm;rate=24000';
@@ -25,9 +29,9 @@ const L16_31 = 'audio/l16; rate=24000; channels=1';
 export const TTS_MODELS: Readonly<Record<string, TtsModel>> = {
   'gemini-2.5-flash-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
   'gemini-2.5-pro-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
-  'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31, thinking: true },
-  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25, thinking: true },
-  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25, thinking: true },
+  'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31, thinking: true, chunkSeconds: 1 },
+  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, chunkSeconds: 1 },
+  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, chunkSeconds: 1 },
 };
 
 export const ttsModel = (id: string) => (Object.hasOwn(TTS_MODELS, id) ? TTS_MODELS[id] : undefined);
