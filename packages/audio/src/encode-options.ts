@@ -22,7 +22,7 @@ const problemOf: Readonly<Record<keyof CheckedOptions, AudioInputProblem>> = {
 };
 
 /** The options with their defaults, or an AudioInputError naming the first thing wrong. */
-export function checkInput(pcm: Buffer, options: EncodeSpeechOptions): CheckedOptions {
+export function checkOptions(options: EncodeSpeechOptions): CheckedOptions {
   const parsed = encodeSpeechOptionsSchema.safeParse(options);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -30,12 +30,18 @@ export function checkInput(pcm: Buffer, options: EncodeSpeechOptions): CheckedOp
     const problem = Object.hasOwn(problemOf, field) ? problemOf[field as keyof CheckedOptions] : 'unknown_format';
     throw new AudioInputError(problem, `${field}: ${issue.message}`);
   }
-  const { sampleRate } = parsed.data;
+  return parsed.data;
+}
+
+/** The options checked, and the audio: some, whole samples, within MAX_INPUT_SECONDS. */
+export function checkInput(pcm: Buffer, options: EncodeSpeechOptions): CheckedOptions {
+  const checked = checkOptions(options);
+  const { sampleRate } = checked;
   if (pcm.length === 0) throw new AudioInputError('empty', 'no audio to encode');
   if (pcm.length % 2 !== 0) throw new AudioInputError('odd_length', 'the audio is not whole 16-bit samples');
   const seconds = pcm.length / 2 / sampleRate;
   if (seconds > MAX_INPUT_SECONDS) {
     throw new AudioInputError('too_long', `${seconds.toFixed(1)} s of audio is over the ${MAX_INPUT_SECONDS} s an encode takes`);
   }
-  return parsed.data;
+  return checked;
 }

@@ -1,7 +1,8 @@
-import { checkInput, type CheckedOptions, type EncodeSpeechOptions } from './encode-options.js';
+import { checkInput, checkOptions, type CheckedOptions, type EncodeSpeechOptions } from './encode-options.js';
 import { loadNodeAv, runPipeline } from './ffmpeg-pipeline.js';
 import { contentTypeOf, formatSpecs } from './formats.js';
 import { memorySink, streamSink } from './output-sinks.js';
+import { wholeSamples } from './whole-samples.js';
 
 export interface EncodedSpeech {
   bytes: Buffer;
@@ -67,4 +68,25 @@ async function* encodedChunks(pcm: Buffer, options: CheckedOptions): AsyncGenera
 // async only to share the encoded stream's type
 async function* slices(bytes: Buffer, size: number): AsyncGenerator<Buffer, void, undefined> {
   for (let start = 0; start < bytes.length; start += size) yield Buffer.from(bytes.subarray(start, start + size));
+}
+
+/**
+ * Audio encoded while it is being made: each piece of PCM (as a vendor streams it) goes through
+ * FFmpeg as it arrives, and what the muxer wrote for it is yielded at once, so the first bytes
+ * leave long before the clip ends. The output is a streamed file: what a stream cannot go back
+ * and fill in stays "unknown" (WAV's sizes, FLAC's sample count, MP3's Xing frame). Options are
+ * checked now (AudioInputError, before any work); the pieces' audio as it is pulled.
+ */
+export function encodeSpeechLive(
+  pieces: AsyncIterable<Buffer>,
+  options: EncodeSpeechOptions = {},
+): AsyncGenerator<Buffer, void, undefined> {
+  const checked = checkOptions(options);
+  return isPassthrough(checked) ? wholeSamples(pieces, checked.sampleRate) : liveChunks(pieces, checked);
+}
+
+async function* liveChunks(pieces: AsyncIterable<Buffer>, options: CheckedOptions): AsyncGenerator<Buffer, void, undefined> {
+  for await (const chunks of runPipeline(pieces, options, streamSink(), STREAM_CHUNK_BYTES)) {
+    if (chunks.length) yield chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  }
 }

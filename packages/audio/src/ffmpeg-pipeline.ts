@@ -1,6 +1,7 @@
 import type * as NodeAvModule from 'node-av';
 import type { CodecContext, FilterAPI, FormatContext, Frame, IOContext } from 'node-av';
 import type { CheckedOptions } from './encode-options.js';
+import { wholeSamples } from './whole-samples.js';
 import { formatSpecs, type FormatSpec } from './formats.js';
 import type { OutputSink } from './output-sinks.js';
 import { tempoFilters } from './speed.js';
@@ -109,17 +110,19 @@ function closeOutput(output: FormatContext, io: IOContext): void {
  * Mono 16-bit PCM through FFmpeg: atempo (speed), aformat (the encoder's sample format and rate),
  * asetnsamples (the encoder's frame size), the encoder, the muxer writing into `sink`. After each
  * input frame it yields what the muxer wrote since the last yield (nothing for a seekable sink,
- * which keeps its file). Every FFmpeg call is node-av's async form: the codec work runs on libuv's
+ * which keeps its file). `pcm` is the whole clip, or its pieces as they are made: then each piece
+ * is encoded as it comes and what it gave is yielded at once. Every FFmpeg call is node-av's async form: the codec work runs on libuv's
  * thread pool, node-av's bookkeeping around each call on the main thread (a third to two thirds of
  * the CPU, in slices of a few ms: bench:audio). Returning early (the consumer stopped) still frees
  * the filter graph, the encoder and the muxer.
  */
 export async function* runPipeline(
-  pcm: Buffer,
+  pcm: Buffer | AsyncIterable<Buffer>,
   options: CheckedOptions,
   sink: OutputSink,
   ioBufferBytes: number,
 ): AsyncGenerator<Buffer[], PipelineResult> {
+  const live = !Buffer.isBuffer(pcm);
   const av = await loadNodeAv();
   const spec = formatSpecs[options.format];
   const rate = outputRate(av, spec, options.sampleRate);
@@ -179,23 +182,38 @@ export async function* runPipeline(
       }
     };
 
-    const sampleCount = pcm.length / 2;
-    for (let start = 0; start < sampleCount; start += FRAME_SAMPLES) {
-      const count = Math.min(FRAME_SAMPLES, sampleCount - start);
-      const frame = av.Frame.fromAudioBuffer(pcm.subarray(start * 2, (start + count) * 2), {
-        nbSamples: count,
-        format: av.AV_SAMPLE_FMT_S16,
-        sampleRate: options.sampleRate,
-        channelLayout: av.AV_CHANNEL_LAYOUT_MONO,
-        timeBase: { num: 1, den: options.sampleRate },
-        pts: BigInt(start),
-      });
-      try {
-        await filterThrough(frame);
-      } finally {
-        frame.free();
+    let sent = 0;
+    const send = async function* (part: Buffer) {
+      const sampleCount = part.length / 2;
+      for (let start = 0; start < sampleCount; start += FRAME_SAMPLES) {
+        const count = Math.min(FRAME_SAMPLES, sampleCount - start);
+        const frame = av.Frame.fromAudioBuffer(part.subarray(start * 2, (start + count) * 2), {
+          nbSamples: count,
+          format: av.AV_SAMPLE_FMT_S16,
+          sampleRate: options.sampleRate,
+          channelLayout: av.AV_CHANNEL_LAYOUT_MONO,
+          timeBase: { num: 1, den: options.sampleRate },
+          pts: BigInt(sent),
+        });
+        sent += count;
+        try {
+          await filterThrough(frame);
+        } finally {
+          frame.free();
+        }
+        if (!live) yield sink.take();
       }
-      yield sink.take();
+    };
+    if (Buffer.isBuffer(pcm)) {
+      yield* send(pcm);
+    } else {
+      // audio as it is made: each piece goes through at once, and what the muxer has is pushed out
+      // (not held for a full I/O buffer) so a listener hears it while the rest is still being made
+      for await (const piece of wholeSamples(pcm, options.sampleRate)) {
+        yield* send(piece);
+        await io.flush();
+        yield sink.take();
+      }
     }
     await filterThrough(null);
     await encode(null);
