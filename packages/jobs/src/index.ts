@@ -5,6 +5,7 @@ export * from './queues.js';
 export * from './images/size.js';
 export * from './images/input-image.js';
 export * from './images/request.js';
+export * from './images/output-fields.js';
 export * from './nearest-model.js';
 export * from './images/openai-fields.js';
 export * from './images/job.js';

@@ -35,6 +35,9 @@ const MODELS: Array<[string, Record<string, unknown>, string]> = [
   ['vendor-gen-5-0-260128', { size: '3K', output_format: 'png' }, '3072x3072'],
   ['vendor-gen-4-5-251128', { size: '2304x1728' }, '2304x1728'],
   ['vendor-gen-4-0-250828', {}, '2048x2048'],
+  // 3K shrinks into 5.0 pro's 2K tier; 5.5 takes a 16:9 2K size as it is
+  ['vendor-gen-5-0-pro-260628', { size: '3K', output_format: 'png' }, '2048x2048'],
+  ['vendor-gen-5-5-261028', { size: '2560x1440', output_format: 'png' }, '2560x1440'],
 ];
 
 describe('each model end to end (url responses)', () => {
@@ -64,6 +67,16 @@ describe('each model end to end (url responses)', () => {
     expect(imageDimensions(file)).toEqual({ width: w, height: h });
     expect(file.subarray(0, 4).toString('hex')).toBe(extra.output_format === 'png' ? '89504e47' : 'ffd8ffe0');
   });
+});
+
+test('5.5 with a transparent background: the stored file is a PNG with an alpha channel', async () => {
+  const res = await generate({ model: 'vendor-gen-5-5-261028', prompt: 'a mug on nothing', background: 'transparent' });
+  const answer = (await res.json()) as ImagesBody;
+  expect(res.status, JSON.stringify(answer)).toBe(200);
+  expect(answer.data[0]!.url).toMatch(/\.png$/);
+  const file = await fetchBytes(answer.data[0]!.url);
+  expect(file.subarray(0, 4).toString('hex')).toBe('89504e47');
+  expect(file[25]).toBe(6); // IHDR colour type 6: RGBA
 });
 
 test('a relay link is a 302 to a short-lived presigned URL of the store', async () => {

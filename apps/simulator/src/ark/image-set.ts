@@ -54,13 +54,21 @@ export function planImageSet(ctx: SimContext, request: ArkRequest, size: string,
       if (failure) {
         return { error: { code: failure.code, message: messageFor(failure.code) }, stops: failure.code.startsWith('Internal') };
       }
-      const spec: RenderSpec = { width, height, format: request.outputFormat, watermark: request.watermark, hue };
+      const spec: RenderSpec = {
+        width,
+        height,
+        format: request.outputFormat,
+        watermark: request.watermark,
+        hue,
+        ...(request.transparent ? { alpha: true } : {}),
+      };
       const image: Record<string, unknown> =
         request.responseFormat === 'b64_json'
           ? { b64_json: renderImage(spec).toString('base64') }
           : { url: ctx.links.sign(`${requestId}_${index}.${spec.format}`, spec, undefined, link) };
       image.size = size;
       if (request.model.outputFormat) image.output_format = request.outputFormat;
+      if (request.model.background) image.background = request.transparent ? 'transparent' : 'opaque';
       return { image, spec };
     },
     usage(delivered) {

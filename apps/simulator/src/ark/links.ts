@@ -35,19 +35,24 @@ function parseTosDate(value: string): number {
   return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) : Number.NaN;
 }
 
-/** `WxH.format.watermark.hue`, then `.mode.hops.contentType` (base64url) when a fault chose how it serves. */
+/**
+ * `WxH.format.watermark.hue` (format `pnga`: a PNG with alpha), then `.mode.hops.contentType`
+ * (base64url) when a fault chose how it serves.
+ */
 function specToString(s: RenderSpec, serve?: LinkServe) {
-  const base = `${s.width}x${s.height}.${s.format}.${s.watermark ? 1 : 0}.${s.hue}`;
+  const base = `${s.width}x${s.height}.${s.format}${s.alpha ? 'a' : ''}.${s.watermark ? 1 : 0}.${s.hue}`;
   if (!serve) return base;
   return `${base}.${serve.mode}.${serve.hops}.${Buffer.from(serve.contentType ?? '').toString('base64url')}`;
 }
 
-const SPEC = new RegExp(`^(\\d+)x(\\d+)\\.(jpeg|png)\\.([01])\\.(\\d+)(?:\\.(${LINK_MODES.join('|')})\\.(\\d+)\\.([\\w-]*))?$`);
+const SPEC = new RegExp(`^(\\d+)x(\\d+)\\.(jpeg|png|pnga)\\.([01])\\.(\\d+)(?:\\.(${LINK_MODES.join('|')})\\.(\\d+)\\.([\\w-]*))?$`);
 
 function specFromString(value: string): { spec: RenderSpec; serve?: LinkServe } | undefined {
   const m = SPEC.exec(value);
   if (!m) return undefined;
-  const spec: RenderSpec = { width: +m[1]!, height: +m[2]!, format: m[3] as RenderSpec['format'], watermark: m[4] === '1', hue: +m[5]! };
+  const alpha = m[3] === 'pnga';
+  const format = (alpha ? 'png' : m[3]) as RenderSpec['format'];
+  const spec: RenderSpec = { width: +m[1]!, height: +m[2]!, format, watermark: m[4] === '1', hue: +m[5]!, ...(alpha ? { alpha } : {}) };
   if (!m[6]) return { spec };
   const contentType = Buffer.from(m[8]!, 'base64url').toString();
   const serve: LinkServe = { mode: m[6] as LinkServe['mode'], hops: Math.min(+m[7]!, MAX_HOPS), ...(contentType ? { contentType } : {}) };

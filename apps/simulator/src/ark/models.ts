@@ -21,6 +21,11 @@ export interface ArkModel {
    * `usage.tool_usage.web_search` (the Volcengine stream docs' completed event).
    */
   webSearch: boolean;
+  /** What the answer is without `output_format`: JPEG, or PNG on 5.0 pro and 5.5. */
+  defaultFormat: 'jpeg' | 'png';
+  /** `background: auto | transparent | opaque` (5.0 pro, 5.5); 5.0 pro makes transparency only from an input image. */
+  background: boolean;
+  transparentNeedsImage: boolean;
 }
 
 const generation = {
@@ -35,6 +40,22 @@ const generation = {
   outputFormat: false,
   fastPromptMode: false,
   webSearch: false,
+  defaultFormat: 'jpeg' as 'jpeg' | 'png',
+  background: false,
+  transparentNeedsImage: false,
+};
+
+/** 5.0 pro and 5.5: 1K/1.5K/2K, up to 10 references, PNG by default, `background`, no stream. */
+const designer = {
+  ...generation,
+  maxImages: 10,
+  keywords: ['1K', '1.5K', '2K'],
+  minPixels: 1_048_576,
+  maxPixels: 2048 * 2048,
+  stream: false,
+  outputFormat: true,
+  defaultFormat: 'png' as const,
+  background: true,
 };
 
 const MODELS: ArkModel[] = [
@@ -83,17 +104,27 @@ const MODELS: ArkModel[] = [
     outputFormat: true,
     webSearch: true,
   },
+  { id: 'dola-seedream-5-0-pro-260628', ...designer, transparentNeedsImage: true },
+  { id: 'seedream-5-5-261028', ...designer, sequential: false },
 ];
 
-/** Resolves BytePlus ids, Volcengine `doubao-` ids, the 5.0-lite alias, and `ep-` endpoint ids. */
+/**
+ * Resolves BytePlus ids, Volcengine `doubao-` ids, the 5.0-lite alias, 5.5's `dola-` name, and
+ * `ep-` endpoint ids.
+ */
 export function findArkModel(id: string): ArkModel | undefined {
-  const bare = id.replace(/^doubao-/, '').replace('seedream-5-0-lite-', 'seedream-5-0-');
+  const bare = id
+    .replace(/^doubao-/, '')
+    .replace('seedream-5-0-lite-', 'seedream-5-0-')
+    .replace('dola-seedream-5-5-', 'seedream-5-5-');
   if (/^ep-[\w-]+$/.test(id)) return MODELS.find((m) => m.id === 'seedream-5-0-260128');
   return MODELS.find((m) => m.id === bare);
 }
 
 /** Presets per keyword tier and aspect ratio; the model picks the ratio from the prompt. */
 const PRESETS: Record<string, Record<string, string>> = {
+  // no published preset table for 1.5K was found: its square stands for every ratio
+  '1.5K': { '1:1': '1536x1536' },
   '1K': {
     '1:1': '1024x1024',
     '4:3': '1152x864',

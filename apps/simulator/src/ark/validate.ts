@@ -25,6 +25,8 @@ export interface ArkRequest {
   promptMode: 'standard' | 'fast';
   /** `tools: [{type: "web_search"}]` on a model that has the search. */
   webSearch: boolean;
+  /** `background: transparent`: a PNG with alpha. */
+  transparent: boolean;
 }
 
 export interface ValidationOptions {
@@ -112,6 +114,26 @@ function checkTools(model: ArkModel, raw: unknown): boolean | ArkRejection {
   return raw.length > 0;
 }
 
+const BACKGROUNDS = ['auto', 'transparent', 'opaque'];
+
+/**
+ * `background` where the model has it. Transparency is a PNG's (refused with jpeg), never with
+ * layers, and on 5.0 pro only from an input image (the 5.0 pro and 5.5 docs as copied by relays).
+ */
+function checkBackground(model: ArkModel, body: Record<string, unknown>, format: string, images: number): boolean | ArkRejection {
+  const raw = body.background;
+  if (raw === undefined) return false;
+  if (!model.background) return bad('background', `The parameter \`background\` is not supported by model ${model.id}.`);
+  if (typeof raw !== 'string' || !BACKGROUNDS.includes(raw))
+    return bad('background', 'The parameter `background` must be auto, transparent or opaque.');
+  if (raw !== 'transparent') return false;
+  if (format === 'jpeg') return bad('background', 'The parameter `background` transparent requires output_format png.');
+  if (body.layer_decomposition === true) return bad('background', 'The parameter `background` cannot be used with layer_decomposition.');
+  if (model.transparentNeedsImage && images === 0)
+    return bad('background', `The parameter \`background\` transparent requires an input image for model ${model.id}.`);
+  return true;
+}
+
 /**
  * `max_images` in [1, 15], default 15; references + generated images <= 15. A given
  * max_images that leaves no room is refused; the default shrinks to what is left, as the
@@ -157,6 +179,9 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
     if (body.output_format !== 'jpeg' && body.output_format !== 'png')
       return bad('output_format', 'The parameter `output_format` must be jpeg or png.');
   }
+  const outputFormat = body.output_format === 'png' || body.output_format === 'jpeg' ? body.output_format : model.defaultFormat;
+  const transparent = checkBackground(model, body, outputFormat, images.length);
+  if (typeof transparent !== 'boolean') return transparent;
   const mode = checkPromptMode(model, body.optimize_prompt_options);
   if (typeof mode !== 'string') return mode;
   const webSearch = checkTools(model, body.tools);
@@ -191,11 +216,12 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
     sequential: sequential === 'auto',
     maxImages,
     responseFormat,
-    outputFormat: body.output_format === 'png' ? 'png' : 'jpeg',
+    outputFormat,
     watermark: body.watermark !== false,
     seed,
     stream: body.stream === true && model.stream,
     promptMode: mode,
     webSearch,
+    transparent,
   };
 }

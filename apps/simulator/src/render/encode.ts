@@ -10,6 +10,8 @@ export interface RenderSpec {
   watermark: boolean;
   /** Tints the picture so different prompts give different files. */
   hue: number;
+  /** A PNG with an alpha channel whose corners are transparent (the vendor's `background: transparent`). */
+  alpha?: boolean;
 }
 
 /** RGB at (x, y): a diagonal gradient tinted by hue, with a pale block where the mark goes. */
@@ -53,23 +55,28 @@ function pngChunk(type: string, body: Buffer): Buffer {
   return Buffer.concat([head, body, crc]);
 }
 
+/** Inside the ellipse the picture fills: what stays opaque on a transparent background. */
+const insideSubject = (spec: RenderSpec, x: number, y: number) => ((2 * x) / spec.width - 1) ** 2 + ((2 * y) / spec.height - 1) ** 2 <= 1;
+
 function encodePng(spec: RenderSpec): Buffer {
   const paint = painter(spec);
-  const stride = spec.width * 3 + 1;
+  const channels = spec.alpha ? 4 : 3;
+  const stride = spec.width * channels + 1;
   const raw = Buffer.alloc(stride * spec.height);
   for (let y = 0; y < spec.height; y++) {
     for (let x = 0; x < spec.width; x++) {
       const [r, g, b] = paint(x, y);
-      const o = y * stride + 1 + x * 3;
+      const o = y * stride + 1 + x * channels;
       raw[o] = r;
       raw[o + 1] = g;
       raw[o + 2] = b;
+      if (spec.alpha) raw[o + 3] = insideSubject(spec, x, y) ? 255 : 0;
     }
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(spec.width, 0);
   header.writeUInt32BE(spec.height, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, no interlace
+  header.set([8, spec.alpha ? 6 : 2, 0, 0, 0], 8); // 8-bit RGB or RGBA, no interlace
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', header),
@@ -83,9 +90,10 @@ const CACHE_LIMIT = 64;
 
 /** A real image file of exactly the requested size, cached per spec so repeated sizes stay fast. */
 export function renderImage(spec: RenderSpec): Buffer {
-  const key = `${spec.width}x${spec.height}.${spec.format}.${spec.watermark ? 1 : 0}.${spec.hue}`;
+  const key = `${spec.width}x${spec.height}.${spec.format}${spec.alpha ? 'a' : ''}.${spec.watermark ? 1 : 0}.${spec.hue}`;
   let file = cache.get(key);
   if (!file) {
+    // JPEG has no alpha channel: a transparent background is always a PNG
     file = spec.format === 'png' ? encodePng(spec) : encodeJpeg(spec);
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(key, file);

@@ -95,6 +95,33 @@ export const defaultCatalog = {
       upstreamSize: { keywords: ['2K', '3K'], maxPixels: 10_404_496 },
       price: 35_000,
     },
+    'vendor-gen-5-0-pro-260628': {
+      ...generationFamily,
+      upstreamModel: 'dola-seedream-5-0-pro-260628',
+      inputImages: { min: 0, max: 10 },
+      outputFormat: true,
+      defaultOutputFormat: 'png' as const,
+      background: true,
+      // the vendor makes a transparent background only from an input image (ModelArk's 5.0 pro page)
+      transparentNeedsImage: true,
+      stream: false,
+      // the vendor's sizes are 1K, 1.5K and 2K: the SPEC's sizes shrink into its 2K tier
+      upstreamSize: { keywords: ['2K'], maxPixels: 2048 * 2048 },
+      // $0.09 above 2.36 MP, which every size the SPEC allows is
+      price: 90_000,
+    },
+    'vendor-gen-5-5-261028': {
+      ...generationFamily,
+      upstreamModel: 'seedream-5-5-261028',
+      inputImages: { min: 0, max: 10 },
+      sequential: false,
+      stream: false,
+      outputFormat: true,
+      defaultOutputFormat: 'png' as const,
+      background: true,
+      upstreamSize: { keywords: ['2K'], maxPixels: 2048 * 2048 },
+      price: 35_000,
+    },
     'vendor-gen-4-5-251128': {
       ...generationFamily,
       upstreamModel: 'seedream-4-5-251128',

@@ -32,6 +32,14 @@ const imageModelSchema = z.strictObject({
   guidanceScale: z.number().nullable(),
   sequential: z.boolean(),
   outputFormat: z.boolean(),
+  /** What the relay asks for when a request names no output_format (5.0 pro and 5.5 make PNG by default). */
+  defaultOutputFormat: z.enum(['jpeg', 'png']).default('jpeg'),
+  /**
+   * Whether the model takes the vendor's `background` (auto, transparent: a PNG with alpha, opaque).
+   * `transparentNeedsImage`: transparency only when editing an input image (5.0 pro).
+   */
+  background: z.boolean().default(false),
+  transparentNeedsImage: z.boolean().default(false),
   upstreamSize: upstreamSizeSchema,
   /** The modes of the vendor's optimize_prompt_options.mode the model takes (none: it takes no such field). */
   promptModes: z.array(z.enum(['standard', 'fast'])).default([]),

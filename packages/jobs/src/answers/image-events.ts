@@ -9,6 +9,8 @@ export interface ImageEventContext {
   prefix: ImageEventPrefix;
   /** `b64_json` carries the file itself; `url` (the relay's default) a link to it. */
   responseFormat: 'url' | 'b64_json' | undefined;
+  /** The background the request asked for (only the models that take it make a transparent one). */
+  background?: 'auto' | 'transparent' | 'opaque' | null | undefined;
   publicBase: string;
   store: BlobStore;
 }
@@ -16,7 +18,7 @@ export interface ImageEventContext {
 /** One server-sent event: `event:` repeats the JSON's type, which OpenAI's SDK reads from the data. */
 export const sseEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-/** The fields OpenAI's image events carry for one image; the vendor's images have no background or quality setting. */
+/** The fields OpenAI's image events carry for one image; the vendor's images have no quality setting. */
 async function imageFields(file: StoredFile, ctx: ImageEventContext) {
   const inline = ctx.responseFormat === 'b64_json';
   return {
@@ -25,7 +27,7 @@ async function imageFields(file: StoredFile, ctx: ImageEventContext) {
     created_at: Math.floor(Date.now() / 1000),
     size: file.size,
     output_format: file.contentType === 'image/png' ? 'png' : 'jpeg',
-    background: 'auto',
+    background: ctx.background ?? 'auto',
     quality: 'auto',
   };
 }

@@ -71,14 +71,26 @@ export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { ca
         const file = storedFileSchema.parse(part);
         return {
           index: file.index,
-          event: await partialImageEvent(file, { prefix: 'image_edit', responseFormat: call.request.response_format, publicBase, store }),
+          event: await partialImageEvent(file, {
+            prefix: 'image_edit',
+            responseFormat: call.request.response_format,
+            background: call.request.background,
+            publicBase,
+            store,
+          }),
         };
       },
     },
     async present(data, raw, { publicBase, store, call, streamed }) {
       const result = imageJobResultSchema.parse(raw);
       if (call?.request.stream) {
-        const ctx = { prefix: 'image_edit' as const, responseFormat: call.request.response_format, publicBase, store };
+        const ctx = {
+          prefix: 'image_edit' as const,
+          responseFormat: call.request.response_format,
+          background: call.request.background,
+          publicBase,
+          store,
+        };
         return { kind: 'events', events: completionEvents(result, streamed ?? new Set(), ctx) };
       }
       return { kind: 'json', body: await presentImages(result, data.request, publicBase, store) };

@@ -20,7 +20,8 @@ function rulesOf(catalog: Catalog) {
     .map(([id, m]) => {
       const inputs = m.inputImages.max === 0 ? 'no input image' : `${m.inputImages.min}-${m.inputImages.max} input images`;
       const extras = [m.seed && 'seed', m.guidanceScale !== null && 'guidance_scale', m.sequential && 'sequential generation'];
-      return [id, inputs, ...extras, m.outputFormat && 'output_format'].filter(Boolean).join(', ');
+      const output = [m.outputFormat && `output_format (default ${m.defaultOutputFormat})`, m.background && 'background transparent'];
+      return [id, inputs, ...extras, ...output].filter(Boolean).join(', ');
     })
     .join('; ');
 }
@@ -66,6 +67,7 @@ export function openAIImagesDoor(catalog: Catalog): Door<'images', ImageRequest,
         const event = await partialImageEvent(file, {
           prefix: 'image_generation',
           responseFormat: request.response_format,
+          background: request.background,
           publicBase,
           store,
         });
@@ -75,7 +77,13 @@ export function openAIImagesDoor(catalog: Catalog): Door<'images', ImageRequest,
     async present(data, raw, { publicBase, store, call, streamed }) {
       const result = imageJobResultSchema.parse(raw);
       if (call?.stream) {
-        const ctx = { prefix: 'image_generation' as const, responseFormat: call.response_format, publicBase, store };
+        const ctx = {
+          prefix: 'image_generation' as const,
+          responseFormat: call.response_format,
+          background: call.background,
+          publicBase,
+          store,
+        };
         return { kind: 'events', events: completionEvents(result, streamed ?? new Set(), ctx) };
       }
       return { kind: 'json', body: await presentImages(result, data.request, publicBase, store) };

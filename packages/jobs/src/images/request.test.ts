@@ -10,6 +10,10 @@ const T2I = 'vendor-gen-3-0-t2i-250415';
 const EDIT = 'vendor-edit-3-0-i2i-250628';
 const GEN = ['vendor-gen-5-0-260128', 'vendor-gen-4-5-251128', 'vendor-gen-4-0-250828'];
 const ALL = [T2I, EDIT, ...GEN];
+const PRO = 'vendor-gen-5-0-pro-260628';
+const V55 = 'vendor-gen-5-5-261028';
+/** The models that take the vendor's background (and make PNG by default). */
+const DESIGN = [PRO, V55];
 const URL_IMG = 'https://example.com/cat.png';
 const PNG_1PX = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -116,7 +120,24 @@ const cases: Case[] = [
   ['output_format png on 5.0', [GEN[0]!], { output_format: 'png' }, null],
   ['output_format jpeg on 5.0', [GEN[0]!], { output_format: 'jpeg' }, null],
   ['output_format webp on 5.0', [GEN[0]!], { output_format: 'webp' }, 'output_format'],
-  ['output_format on other models', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'png' }, 'output_format'],
+  ['output_format png on JPEG-only models', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'png' }, 'output_format'],
+  ['output_format jpeg on JPEG-only models (what they make)', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'jpeg' }, null],
+  ['output_format null (OpenAI: the default)', ALL, { output_format: null }, null],
+  ['output_format png and jpeg on 5.0 pro and 5.5', DESIGN, { output_format: 'jpeg' }, null],
+  // background: transparency on the models that make it, auto and opaque everywhere
+  ['background auto', [...ALL, ...DESIGN], { background: 'auto' }, null],
+  ['background opaque', [...ALL, ...DESIGN], { background: 'opaque' }, null],
+  ['background transparent on a model without it', ALL, { background: 'transparent' }, 'background'],
+  ['background transparent on 5.5 (PNG by default)', [V55], { background: 'transparent' }, null],
+  ['background transparent on 5.0 pro from an image', [PRO], { background: 'transparent', image: URL_IMG }, null],
+  ['background transparent on 5.0 pro without an image', [PRO], { background: 'transparent' }, 'background'],
+  ['background transparent with jpeg', [V55], { background: 'transparent', output_format: 'jpeg' }, 'background'],
+  ['background of another value', DESIGN, { background: 'clear' }, 'background'],
+  // 5.0 pro and 5.5: up to 10 references; 5.5 makes no sets and has no fast mode
+  ['10 references on 5.0 pro and 5.5', DESIGN, { image: Array(10).fill(URL_IMG) }, null],
+  ['11 references on 5.0 pro and 5.5', DESIGN, { image: Array(11).fill(URL_IMG) }, 'image'],
+  ['a set on 5.5', [V55], { sequential_image_generation: 'auto' }, 'sequential_image_generation'],
+  ['fast prompt mode on 5.5', [V55], { optimize_prompt_options: { mode: 'fast' } }, 'optimize_prompt_options.mode'],
   // response_format and watermark
   ['response_format url', ALL, { response_format: 'url' }, null],
   ['response_format b64_json', ALL, { response_format: 'b64_json' }, null],
@@ -159,7 +180,11 @@ const cases: Case[] = [
   ['safety_identifier of 64 chars', ALL, { safety_identifier: 's'.repeat(64) }, null],
   ['safety_identifier of 65 chars', ALL, { safety_identifier: 's'.repeat(65) }, 'safety_identifier'],
   // unknown fields are refused, not ignored
-  ['another OpenAI field with meaning the models lack', ALL, { background: 'transparent' }, 'background'],
+  ['moderation auto (the vendor moderates)', ALL, { moderation: 'auto' }, null],
+  ['moderation low', ALL, { moderation: 'low' }, 'moderation'],
+  ['output_compression', ALL, { output_compression: 80 }, 'output_compression'],
+  ['output_compression null (OpenAI: the default)', ALL, { output_compression: null }, null],
+  ['input_fidelity', ALL, { input_fidelity: 'high' }, 'input_fidelity'],
   ['typo in a field name', ALL, { watermarks: false }, 'watermarks'],
   // OpenAI's streaming fields: each image as it is made (models that cannot stream send theirs at the end)
   ['stream true', ALL, { stream: true }, null],
@@ -193,6 +218,13 @@ describe('image request rules', () => {
 
   test('model is required', () => {
     expect(check({ prompt: 'x' })).toBe('model');
+  });
+
+  test('a refusal names the models that take the field', () => {
+    const result = schema.safeParse({ ...base(GEN[1]!), background: 'transparent' });
+    expect(result.error?.issues[0]?.message).toBe(
+      `vendor-gen-4-5-251128 cannot make a transparent background; background "transparent" is taken by ${PRO}, ${V55}`,
+    );
   });
 });
 

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { generationsProblem, openAIImageFields } from './openai-fields.js';
+import { checkOutputFields } from './output-fields.js';
+import { refusedOpenAIFields } from './refused-fields.js';
 import { parseSize } from './size.js';
 import { nearestModel } from '../nearest-model.js';
 
@@ -54,7 +56,16 @@ export const imageRequestFields = z.strictObject({
     .min(1, 'guidance_scale must be within [1, 10]')
     .max(10, 'guidance_scale must be within [1, 10]')
     .optional(),
-  output_format: z.enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg"' }).optional(),
+  output_format: z
+    .enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg": these models make no webp, gif or svg' })
+    .nullable()
+    .optional()
+    .describe('The file format: png or jpeg where the model takes it (its default otherwise); jpeg-only models take jpeg'),
+  background: z
+    .enum(['auto', 'transparent', 'opaque'], { error: 'background must be "auto", "transparent" or "opaque"' })
+    .nullable()
+    .optional()
+    .describe("transparent: a PNG with alpha, on the models that make one (the catalog's background); opaque and auto on every model"),
   response_format: z.enum(['url', 'b64_json'], { error: 'response_format must be "url" or "b64_json"' }).optional(),
   watermark: z.boolean({ error: 'watermark must be a boolean' }).optional(),
   optimize_prompt_options: z
@@ -78,6 +89,7 @@ export const imageRequestFields = z.strictObject({
     .optional()
     .describe("Accepted as OpenAI's clients send it: these models send finished images, each one event"),
   ...openAIImageFields,
+  ...refusedOpenAIFields,
 });
 
 export type ImageRequest = z.output<typeof imageRequestFields>;
@@ -131,17 +143,24 @@ function checkImages(request: ImageRequest, model: ImageModel, ctx: Ctx, uploade
   return images.length;
 }
 
-function checkModelFields(request: ImageRequest, model: ImageModel, ctx: Ctx) {
-  const only = (field: keyof ImageRequest, allowed: boolean, which: string) => {
-    if (request[field] !== undefined && !allowed) {
-      refuse(ctx, [field], `${field} is only supported by ${which}; ${request.model} does not take it`);
+/** The catalog's models that have a capability, named in a refusal so the client can switch. */
+const takersIn = (models: Record<string, ImageModel>) => (which: (m: ImageModel) => boolean) =>
+  Object.entries(models)
+    .filter(([, m]) => which(m))
+    .map(([id]) => id)
+    .join(', ') || 'no model of this relay';
+
+function checkModelFields(request: ImageRequest, model: ImageModel, models: Record<string, ImageModel>, ctx: Ctx) {
+  const takers = takersIn(models);
+  const only = (field: keyof ImageRequest, which: (m: ImageModel) => boolean) => {
+    if (request[field] !== undefined && !which(model)) {
+      refuse(ctx, [field], `${field} is only supported by ${takers(which)}; ${request.model} does not take it`);
     }
   };
-  only('seed', model.seed, 'the 3.0 models');
-  only('guidance_scale', model.guidanceScale !== null, 'the 3.0 models');
-  only('sequential_image_generation', model.sequential, 'the 5.0/4.5/4.0 generation models');
-  only('sequential_image_generation_options', model.sequential, 'the 5.0/4.5/4.0 generation models');
-  only('output_format', model.outputFormat, 'the 5.0 generation model');
+  only('seed', (m) => m.seed);
+  only('guidance_scale', (m) => m.guidanceScale !== null);
+  only('sequential_image_generation', (m) => m.sequential);
+  only('sequential_image_generation_options', (m) => m.sequential);
   const mode = request.optimize_prompt_options?.mode;
   if (mode !== undefined && !model.promptModes.includes(mode)) {
     refuse(
@@ -172,7 +191,8 @@ export function imageRequestSchema(models: Record<string, ImageModel>, uploaded?
       return;
     }
     const imageCount = checkImages(request, model, ctx, uploaded) ?? 0;
-    checkModelFields(request, model, ctx);
+    checkModelFields(request, model, models, ctx);
+    checkOutputFields(request, model, imageCount, takersIn(models), ctx);
     if (request.size !== undefined) {
       const parsed = parseSize(request.size);
       if (typeof parsed === 'string') refuse(ctx, ['size'], parsed);

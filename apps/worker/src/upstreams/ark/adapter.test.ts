@@ -36,6 +36,25 @@ describe("Ark's body for a call", () => {
   });
 });
 
+describe("Ark's output fields", () => {
+  const catalog = loadCatalog({}).imageModels;
+  const call = (id: string, extra: Record<string, unknown>) =>
+    arkRequestOf({ request: { model: id, prompt: 'a mug', image: [], ...extra }, model: catalog[id]!, vendorModel: 'v', inputs: [] });
+
+  test('5.5 makes PNG unless asked otherwise, and takes the background', () => {
+    expect(call('vendor-gen-5-5-261028', {})).toMatchObject({ output_format: 'png' });
+    expect(call('vendor-gen-5-5-261028', { output_format: 'jpeg' })).toMatchObject({ output_format: 'jpeg' });
+    expect(call('vendor-gen-5-5-261028', { background: 'transparent' })).toMatchObject({ background: 'transparent', output_format: 'png' });
+  });
+
+  test('5.0 lite keeps JPEG by default, a transparent background asks PNG; JPEG-only models are sent neither field', () => {
+    expect(call('vendor-gen-5-0-260128', {})).toMatchObject({ output_format: 'jpeg' });
+    const jpegOnly = call('vendor-gen-4-5-251128', { output_format: 'jpeg', background: 'opaque' });
+    expect(jpegOnly.output_format).toBeUndefined();
+    expect(jpegOnly.background).toBeUndefined();
+  });
+});
+
 test("what Ark says of the tools it ran (5.0 lite's web search) is kept as it said it, or nothing", () => {
   expect(toolsOf([{ type: 'web_search' }], { web_search: 1 })).toEqual({ tools: [{ type: 'web_search' }], tool_usage: { web_search: 1 } });
   expect(toolsOf(undefined, { web_search: 2 })).toEqual({ tool_usage: { web_search: 2 } });

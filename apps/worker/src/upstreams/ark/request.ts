@@ -1,4 +1,4 @@
-import { maxImagesOf } from '@relay/jobs';
+import { maxImagesOf, outputFormatOf } from '@relay/jobs';
 import type { ImageCall } from '../images.js';
 import type { ArkImageRequest } from './schema.js';
 import { upstreamSize } from './request-size.js';
@@ -18,7 +18,9 @@ export function arkRequestOf({ request, model, vendorModel, inputs }: ImageCall)
     ...(model.guidanceScale !== null ? { guidance_scale: request.guidance_scale ?? model.guidanceScale } : {}),
     ...(model.sequential ? { sequential_image_generation: sequential ? 'auto' : 'disabled' } : {}),
     ...(sequential ? { sequential_image_generation_options: { max_images: maxImagesOf(request, inputs.length) } } : {}),
-    ...(model.outputFormat ? { output_format: request.output_format ?? 'jpeg' } : {}),
+    ...(model.outputFormat ? { output_format: outputFormatOf(request, model) } : {}),
+    // auto and opaque are what a model without the field makes anyway: only its takers are sent it
+    ...(model.background && request.background ? { background: request.background } : {}),
     ...(request.optimize_prompt_options && model.promptModes.length ? { optimize_prompt_options: request.optimize_prompt_options } : {}),
     response_format: 'url',
     watermark: request.watermark ?? true,

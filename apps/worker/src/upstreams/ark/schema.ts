@@ -12,6 +12,8 @@ export const arkImageRequestSchema = z.object({
   sequential_image_generation: z.enum(['auto', 'disabled']).optional(),
   sequential_image_generation_options: z.object({ max_images: z.number().int() }).optional(),
   output_format: z.enum(['jpeg', 'png']).optional(),
+  /** 5.0 pro and 5.5: transparent makes a PNG with alpha. */
+  background: z.enum(['auto', 'transparent', 'opaque']).optional(),
   response_format: z.enum(['url', 'b64_json']),
   watermark: z.boolean(),
   /** Prompt rewriting before generation: `standard` (the vendor's default) or `fast` (4.0 only). */
