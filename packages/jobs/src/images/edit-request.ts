@@ -1,6 +1,7 @@
 import { AppError } from '@relay/core';
 import { z } from 'zod';
 import { imageRequestFields, MAX_INPUT_IMAGES } from './request.js';
+import { refusedEditFields } from './refused-fields.js';
 
 /** An edit sent as multipart/form-data: its text fields, and its images already streamed into the store. */
 export interface ImageForm {
@@ -29,6 +30,7 @@ export const openAIEditFields = imageRequestFields.extend({
     .optional()
     .describe('The input images as URLs or data:image/<format>;base64 URIs (or send them as multipart files: image, image[])'),
   mask: z.unknown().optional(),
+  ...refusedEditFields,
 });
 export type OpenAIEditBody = z.output<typeof openAIEditFields>;
 

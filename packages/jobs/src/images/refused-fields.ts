@@ -25,6 +25,17 @@ export const refusedOpenAIFields = {
   svg: refused('svg', 'these models make no SVG'),
 };
 
+/** Vendor fields the relay does not offer yet, refused by name rather than as unknown. */
+export const refusedVendorFields = {
+  optimize_prompt: refused('optimize_prompt', "it is the vendor's older switch: use optimize_prompt_options"),
+  tools: refused('tools', "5.0 lite's web search is not offered by this relay yet (its per-request fee is not charged)"),
+  layer_decomposition: z
+    .literal(false, { error: 'layer_decomposition is not supported yet: this relay does not deliver layers; omit it' })
+    .nullable()
+    .optional()
+    .describe('Not supported yet: only false, null or absent'),
+};
+
 /** OpenAI's edits take a `markup` image to draw from; the vendor has none. */
 export const refusedEditFields = {
   markup: refused('markup', 'the vendor takes no markup image: describe the change in the prompt'),

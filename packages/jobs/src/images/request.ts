@@ -3,7 +3,7 @@ import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { generationsProblem, openAIImageFields } from './openai-fields.js';
 import { checkOutputFields } from './output-fields.js';
-import { refusedOpenAIFields } from './refused-fields.js';
+import { refusedOpenAIFields, refusedVendorFields } from './refused-fields.js';
 import { parseSize } from './size.js';
 import { nearestModel } from '../nearest-model.js';
 
@@ -90,6 +90,7 @@ export const imageRequestFields = z.strictObject({
     .describe("Accepted as OpenAI's clients send it: these models send finished images, each one event"),
   ...openAIImageFields,
   ...refusedOpenAIFields,
+  ...refusedVendorFields,
 });
 
 export type ImageRequest = z.output<typeof imageRequestFields>;
