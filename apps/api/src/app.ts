@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { CAPABILITIES, createWebhookStore, type Doors } from '@relay/jobs';
 import type { Billing } from '@relay/billing';
-import type { JobLife } from '@relay/life';
+import { readParts, type JobLife } from '@relay/life';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
@@ -130,6 +130,7 @@ export function createApp(deps: ApiDeps) {
     gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
+    parts: (jobId, after) => readParts(deps.redis, config.REDIS_PREFIX, jobId, after),
     log,
   };
   const routes = Object.fromEntries(

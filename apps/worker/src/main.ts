@@ -14,7 +14,7 @@ import {
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
 import { bullPrefix, createWebhookStore, type QueueName, type WebhookEvent } from '@relay/jobs';
-import { createJobLife, notifyPartial } from '@relay/life';
+import { createJobLife, notifyPartial, partsWriter } from '@relay/life';
 import type { Job } from 'bullmq';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -140,6 +140,7 @@ await runMain(async () => {
           upstream,
           store,
           storeRetry: storeRetry('speech'),
+          parts: (job, take) => partsWriter(redis, config.REDIS_PREFIX, job, take),
           log,
         }),
       },

@@ -78,14 +78,17 @@ async function* slices(bytes: Buffer, size: number): AsyncGenerator<Buffer, void
  * checked now (AudioInputError, before any work); the pieces' audio as it is pulled.
  */
 export function encodeSpeechLive(
-  pieces: AsyncIterable<Buffer>,
+  pieces: AsyncIterable<Buffer> | Iterable<Buffer>,
   options: EncodeSpeechOptions = {},
 ): AsyncGenerator<Buffer, void, undefined> {
   const checked = checkOptions(options);
   return isPassthrough(checked) ? wholeSamples(pieces, checked.sampleRate) : liveChunks(pieces, checked);
 }
 
-async function* liveChunks(pieces: AsyncIterable<Buffer>, options: CheckedOptions): AsyncGenerator<Buffer, void, undefined> {
+async function* liveChunks(
+  pieces: AsyncIterable<Buffer> | Iterable<Buffer>,
+  options: CheckedOptions,
+): AsyncGenerator<Buffer, void, undefined> {
   for await (const chunks of runPipeline(pieces, options, streamSink(), STREAM_CHUNK_BYTES)) {
     if (chunks.length) yield chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }

@@ -117,7 +117,7 @@ function closeOutput(output: FormatContext, io: IOContext): void {
  * the filter graph, the encoder and the muxer.
  */
 export async function* runPipeline(
-  pcm: Buffer | AsyncIterable<Buffer>,
+  pcm: Buffer | AsyncIterable<Buffer> | Iterable<Buffer>,
   options: CheckedOptions,
   sink: OutputSink,
   ioBufferBytes: number,

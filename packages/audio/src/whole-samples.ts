@@ -5,7 +5,10 @@ import { AudioInputError } from './errors.js';
  * Pieces of 16-bit mono audio as they come, cut at whole samples (a piece may end mid-sample: its
  * odd byte waits for the next), refused beyond MAX_INPUT_SECONDS as a whole clip would be.
  */
-export async function* wholeSamples(pieces: AsyncIterable<Buffer>, sampleRate: number): AsyncGenerator<Buffer, void, undefined> {
+export async function* wholeSamples(
+  pieces: AsyncIterable<Buffer> | Iterable<Buffer>,
+  sampleRate: number,
+): AsyncGenerator<Buffer, void, undefined> {
   let carry = Buffer.alloc(0);
   let bytes = 0;
   for await (const piece of pieces) {

@@ -43,12 +43,14 @@ describe.each([
     expect(response.usageMetadata?.candidatesTokensDetails?.[0]?.modality).toBe('AUDIO');
   });
 
-  test('generateContentStream yields the whole clip as one chunk', async () => {
+  test('generateContentStream yields the clip as the vendor streams it (the 2.5 preview: one piece), then its finish and usage', async () => {
     const chunks = [];
     for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: 'Read this: one, two, three.', config }))
       chunks.push(chunk);
-    expect(chunks).toHaveLength(1);
-    expect(chunks[0]!.candidates?.[0]?.content?.parts?.[0]?.inlineData?.data?.length).toBeGreaterThan(1000);
+    expect(chunks).toHaveLength(2);
+    expect(chunks[0]!.data?.length).toBeGreaterThan(1000);
+    expect(chunks[1]!.candidates?.[0]?.finishReason).toBe('STOP');
+    expect(chunks[1]!.usageMetadata?.candidatesTokenCount).toBeGreaterThan(0);
   });
 
   test("countTokens answers an estimate in Gemini's tokens (about 4 characters each), not the character count", async () => {

@@ -55,7 +55,10 @@ describe('the vendor stops serving the preview', () => {
       [SUCCESSOR, 200],
     ]);
     // the next job, through the other door, goes straight to the successor: one 404 per worker, not per job
-    expect((await say(stack, key)).status).toBe(200);
+    const said = await say(stack, key);
+    expect(said.status).toBe(200);
+    // the audio streams as it is made: the answer is whole (and charged) when its body ends
+    expect((await said.arrayBuffer()).byteLength).toBeGreaterThan(44);
     expect((await calls(stack)).slice(2)).toEqual([[SUCCESSOR, 200]]);
     expect(await settled(stack, accountId)).toBe(2);
   });

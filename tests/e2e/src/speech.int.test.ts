@@ -107,15 +107,22 @@ test('happy path: Gemini shape, real PCM that grows with the text, a WAV link th
   expect(wav.pcm.equals(pcm)).toBe(true);
 });
 
-test('streamGenerateContent?alt=sse answers one event holding the whole clip', async () => {
+test('streamGenerateContent?alt=sse: the clip as the vendor streams it (one piece for the 2.5 preview), then its finish and usage', async () => {
   const res = await speak(speechBody(), 'query', 'streamGenerateContent', 'alt=sse');
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const text = await res.text();
-  const events = text.split(/\r\n\r\n/).filter(Boolean);
-  expect(events).toHaveLength(1);
-  const event = JSON.parse(events[0]!.replace(/^data: /, '')) as GeminiAnswer;
-  expect(Buffer.from(event.candidates[0]!.content.parts[0]!.inlineData.data, 'base64').length).toBeGreaterThan(1000);
+  const events = (await res.text())
+    .split(/\r\n\r\n/)
+    .filter(Boolean)
+    .map((event) => JSON.parse(event.replace(/^data: /, '')) as GeminiAnswer);
+  expect(events).toHaveLength(2);
+  const pcm = Buffer.from(events[0]!.candidates[0]!.content.parts[0]!.inlineData.data, 'base64');
+  expect(pcm.length).toBeGreaterThan(1000);
+  expect(events[1]!.candidates[0]).toMatchObject({ content: { parts: [] }, finishReason: 'STOP' });
+  expect(events[1]!.usageMetadata.candidatesTokenCount).toBe(Math.round((pcm.length / 48_000) * 25));
+  // the link names the stored WAV before it is made; it holds the same audio
+  const wav = readWav(Buffer.from(await (await fetch(res.headers.get('x-relay-audio-url')!)).arrayBuffer()))!;
+  expect(wav.pcm.equals(pcm)).toBe(true);
 });
 
 test('429 with RetryInfo (no Retry-After), then success: the client never sees the 429', async () => {

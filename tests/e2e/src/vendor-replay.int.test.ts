@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { LedgerEntry } from '@relay/billing';
 import { startRedis, waitFor } from '@relay/testkit';
+import { decodedSeconds } from './decoded-seconds.js';
 import { launch } from './launch.js';
 import { startReplay, type Replay } from './vendor-replay.js';
 
@@ -175,21 +174,6 @@ describe("Gemini TTS's recorded answers", () => {
     expect(await charges(accountId)).toHaveLength(0);
   });
 });
-
-/** Seconds of audio Debian's ffmpeg decodes from a file (raw pcm read as OpenAI states it: 24 kHz 16-bit mono). */
-function decodedSeconds(bytes: Buffer, raw: boolean): number {
-  const dir = mkdtempSync(join(tmpdir(), 'relay-replay-'));
-  try {
-    writeFileSync(join(dir, 'audio'), bytes);
-    const input = [...(raw ? ['-f', 's16le', '-ar', '24000', '-ac', '1'] : []), '-i', join(dir, 'audio')];
-    const pcm = execFileSync('ffmpeg', ['-v', 'error', ...input, '-f', 's16le', '-ac', '1', '-ar', '24000', '-'], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return pcm.length / 2 / 24_000;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 test.each(['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'])("a short text's half second of speech is whole as %s", async (format) => {
   const { key } = await newKey();

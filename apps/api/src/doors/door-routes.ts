@@ -8,7 +8,9 @@ import { errorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
-import { createPartStream } from '../jobs/stream-answer.js';
+import { createPartStream, type StreamedAnswer } from '../jobs/stream-answer.js';
+import { createLiveAnswer } from '../jobs/live-answer.js';
+import type { StreamedPart } from '@relay/life';
 import { readImageForm } from './image-form.js';
 
 export interface DoorDeps {
@@ -97,10 +99,19 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
         return door.prepare(inspected, jobId, meta, deps.store);
       },
       present: (job, result, streamed) => door.present(job.data as Payload<Q>, result, { publicBase, store: deps.store, call, streamed }),
-      ...(door.stream?.wanted(call)
-        ? { stream: createPartStream((part) => door.stream!.part(call, part, { publicBase, store: deps.store }), deps.log) }
-        : {}),
+      ...streamOf(call, res, publicBase),
     });
+  };
+  /** How a call that asks for its results as they are made is answered: its parts as they come, or its images as events. */
+  const streamOf = (call: R, res: Response, publicBase: string): { stream?: StreamedAnswer } => {
+    const { live, stream } = door;
+    if (live?.wanted(call)) {
+      const piece = { head: (jobId: string) => live.head(call, jobId, publicBase), piece: (part: StreamedPart) => live.piece(call, part) };
+      return { stream: createLiveAnswer(piece, deps.jobs.parts, res, deps.log) };
+    }
+    if (stream?.wanted(call))
+      return { stream: createPartStream((part) => stream.part(call, part, { publicBase, store: deps.store }), deps.log) };
+    return {};
   };
   for (const path of door.http.paths) {
     router.post(

@@ -14,7 +14,8 @@ import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
 import { nextLook, waitForAdded, waitForJob } from './run-job.js';
-import type { PartStream } from './stream-answer.js';
+import type { StreamedAnswer } from './stream-answer.js';
+import type { ReadParts } from './live-answer.js';
 
 export interface JobRequestDeps {
   /** Admission and cancellation: money, schedule and queue in one place (@relay/life). */
@@ -26,6 +27,8 @@ export interface JobRequestDeps {
   gate: AdmissionGate;
   lifecycle: Lifecycle;
   wait: { defaultMs: number; maxMs: number };
+  /** A job's parts stream, for answers sent while their job runs. */
+  parts: ReadParts;
   log: Logger;
 }
 
@@ -50,8 +53,8 @@ export interface JobSpec<P> {
   present: (job: Job, result: unknown, streamed?: ReadonlySet<number>) => ReturnType<Presenter>;
   /** The job's id when the request made it already (a form's images are stored under it). */
   jobId?: string;
-  /** A call that takes the job's parts as they are made (a streamed set of images). */
-  stream?: PartStream;
+  /** A call that takes the job's parts as they are made (a streamed set of images, a clip as it is spoken). */
+  stream?: StreamedAnswer;
 }
 
 /** How long a first request may take to get its job queued (reservation, input uploads). */
@@ -188,7 +191,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
       res.set('Idempotent-Replayed', 'true');
     }
     if (spec.stream && attempt === 0) {
-      // a client that leaves mid-stream keeps what it paid for: the job and its images stay there
+      // a client that leaves mid-stream keeps what it paid for: the job and its results stay there
       res.set('Location', jobLink(job.id!));
       spec.stream.begin(res);
     }
@@ -200,7 +203,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
     if (outcome.state !== 'gone' && !replayOfCancelled) {
-      if (spec.stream)
+      if (spec.stream && (await spec.stream.settled()))
         return spec.stream.end(
           outcome,
           () => spec.present(outcome.job, 'result' in outcome ? outcome.result : undefined, spec.stream!.sent),
@@ -212,7 +215,8 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
       const error = new AppError('unavailable', `job ${job.id} left the queue before it finished; retry the request`, {
         retryAfterMs: 1_000,
       });
-      if (spec.stream) return spec.stream.end({ state: 'failed', job, error }, () => Promise.reject(error), route.dialect);
+      if (spec.stream && (await spec.stream.settled()))
+        return spec.stream.end({ state: 'failed', job, error }, () => Promise.reject(error), route.dialect);
       throw error;
     }
   }

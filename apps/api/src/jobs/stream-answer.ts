@@ -7,13 +7,27 @@ import type { Outcome } from './run-job.js';
 /** Turns one part the worker announced (its notice payload) into the event the door sends, with the part's index. */
 export type PartEvent = (part: unknown) => Promise<{ index: number; event: string }>;
 
+/** An answer written while its job runs, from the parts its worker announces, then its end. */
+export interface StreamedAnswer {
+  /** The indexes of the parts already sent. */
+  readonly sent: ReadonlySet<number>;
+  /** A part notice (registered with the wait, so none is missed while the job is added). */
+  onPart(data: string): void;
+  /** The job is admitted. */
+  begin(response: Response): void;
+  /** The job's outcome is in: whether the answer began (its end is then `end`), or it is answered as any other. */
+  settled(): Promise<boolean>;
+  /** The last of it: the door's end for a completed job, or the failure in the dialect. */
+  end(outcome: Exclude<Outcome<unknown>, { state: 'gone' }>, finish: () => Promise<Answer>, dialect: Dialect): Promise<void>;
+}
+
 /**
  * A streamed answer: the parts of the job (a set's images) written as events the moment the
  * worker announces them, in the order announced, then the end the door builds from the result
  * (what was not sent yet, and `completed`), or an `error` event in the dialect. Once the stream
  * began every outcome is an event: the status line went out as 200 with the first byte.
  */
-export function createPartStream(toEvent: PartEvent, log: Logger) {
+export function createPartStream(toEvent: PartEvent, log: Logger): StreamedAnswer {
   const sent = new Set<number>();
   let res: Response | undefined;
   const early: string[] = [];
@@ -23,8 +37,7 @@ export function createPartStream(toEvent: PartEvent, log: Logger) {
     if (!res.destroyed) res.write(text);
   };
   return {
-    sent: sent as ReadonlySet<number>,
-    /** A part notice (registered with the wait, so none is missed while the job is added). */
+    sent,
     onPart(data: string) {
       chain = chain
         .then(async () => {
@@ -34,14 +47,14 @@ export function createPartStream(toEvent: PartEvent, log: Logger) {
         })
         .catch((error: Error) => log.warn({ err: error.message }, 'a streamed part could not be sent; it comes with the end'));
     },
-    /** The job is admitted: the stream begins (headers now, then what arrived meanwhile). */
+    /** The stream begins at admission (headers now, then what arrived meanwhile). */
     begin(response: Response) {
       res = response;
       res.status(200).type('text/event-stream').set('Cache-Control', 'no-cache');
       res.flushHeaders();
       for (const text of early.splice(0)) write(text);
     },
-    /** The last events: the door's end for a completed job, or an error event. */
+    settled: async () => true,
     async end(outcome: Exclude<Outcome<unknown>, { state: 'gone' }>, finish: () => Promise<Answer>, dialect: Dialect) {
       await chain;
       if (!res || res.destroyed) return;
@@ -68,8 +81,6 @@ export function createPartStream(toEvent: PartEvent, log: Logger) {
     },
   };
 }
-
-export type PartStream = ReturnType<typeof createPartStream>;
 
 /** OpenAI's SDK throws on an `error` event (or a data.error object): the error as the dialect's body. */
 const errorEvent = (dialect: Dialect, error: AppError) => sseEvent('error', errorBody(dialect, error));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
 import type { FaultBook, StreamFault } from '../faults.js';
 
@@ -17,7 +18,7 @@ export interface StreamedClip {
  * `data:` event; without, the answer is a JSON array written element by element. A speech
  * stream fault holds the answer after `after` chunks (until POST /_sim/release) or cuts it there.
  */
-export async function sendClipStream(req: Request, res: Response, clip: StreamedClip, faults: FaultBook): Promise<void> {
+export async function sendClipStream(req: Request, res: Response, clip: StreamedClip, faults: FaultBook, spacingMs: number): Promise<void> {
   const sse = req.query.alt === 'sse';
   let fault: StreamFault | undefined = faults.takeStreamFault('speech');
   const count = Math.max(1, Math.ceil(clip.pcm.length / clip.chunkBytes));
@@ -36,6 +37,7 @@ export async function sendClipStream(req: Request, res: Response, clip: Streamed
       fault = undefined; // held once; the clip then goes on as it would have
       await faults.hold();
     }
+    if (index > 0 && spacingMs > 0) await sleep(spacingMs);
     if (res.destroyed) return;
     const last = index === count - 1;
     const data = clip.pcm.subarray(index * clip.chunkBytes, (index + 1) * clip.chunkBytes).toString('base64');
@@ -51,7 +53,9 @@ export async function sendClipStream(req: Request, res: Response, clip: Streamed
       modelVersion: clip.modelVersion,
       responseId: clip.responseId,
     };
-    res.write(sse ? `data: ${JSON.stringify(event)}\r\n\r\n` : `${index ? ',\n' : ''}${JSON.stringify(event)}`);
+    // each piece is on the wire before the next step: a cut after it loses none of it
+    const text = sse ? `data: ${JSON.stringify(event)}\r\n\r\n` : `${index ? ',\n' : ''}${JSON.stringify(event)}`;
+    await new Promise<void>((resolve) => res.write(text, () => resolve()));
   }
   res.end(sse ? '' : ']');
 }

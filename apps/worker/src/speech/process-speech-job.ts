@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost } from '@relay/billing';
-import type { JobLife } from '@relay/life';
+import type { JobLife, PartsWriter } from '@relay/life';
 import { fileIdOf, sampleRateOf, SPEECH, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { audioFile } from './audio-file.js';
 import { createVendorModels } from './vendor-model.js';
+import { liveSpeech } from './live-speech.js';
+import type { SynthesizedSpeech } from '../upstreams/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
@@ -19,6 +22,8 @@ export interface SpeechJobDeps {
   store: BlobStore;
   /** How long a paid clip is kept in memory and retried while the store is away. */
   storeRetry: StoreRetry;
+  /** Where a job whose waiter streams it sends its audio as it is made (none: nobody waits for it). */
+  parts: (job: Job, take: string) => PartsWriter | undefined;
   log: Logger;
 }
 
@@ -31,18 +36,30 @@ function upstreamBody(request: SpeechJob['request']) {
 export function createSpeechProcessor(deps: SpeechJobDeps) {
   const vendorModels = createVendorModels(deps.log);
   return async (job: Job): Promise<SpeechJobResult> => {
-    const { meta, model: modelId, request, output } = speechJobSchema.parse(job.data);
+    const { meta, model: modelId, request, output, live: streamed } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
-    const {
-      value: { value: speech, vendorModel },
-      channel,
-    } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
-      await deps.life.begin(job.id!);
-      return vendorModels.call(modelId, model, vendorModel, (chosen) => upstream.synthesize(chosen, upstreamBody(request)));
-    });
+    // each run of the job is a take of its own: a waiter that heard an earlier one knows this one starts over
+    const writer = streamed ? deps.parts(job, randomBytes(6).toString('hex')) : undefined;
+    const live = writer && liveSpeech(writer, output);
+    let speech: SynthesizedSpeech;
+    let vendorModel: string;
+    let channel: string;
+    try {
+      ({
+        value: { value: speech, vendorModel },
+        channel,
+      } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
+        await deps.life.begin(job.id!);
+        return vendorModels.call(modelId, model, vendorModel, (chosen) => upstream.synthesize(chosen, upstreamBody(request), live?.hear));
+      }));
+      await live?.finish();
+    } catch (error) {
+      live?.abandon();
+      throw error;
+    }
     deps.life.callsOver(job);
     const sampleRate = sampleRateOf(speech.mimeType);
     const audio = await audioFile(speech.pcm, sampleRate, output);

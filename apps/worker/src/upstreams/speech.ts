@@ -13,6 +13,10 @@ export interface SynthesizedSpeech {
   responseId: string;
 }
 
+/** Audio as the vendor speaks it: 16-bit PCM and its mime type (the rate), awaited before the next piece is read. */
+export type HearSpeech = (pcm: Buffer, mimeType: string) => Promise<void>;
+
 export interface SpeechSynthesis {
-  synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>): Promise<SynthesizedSpeech>;
+  /** The whole clip; with `hear`, streamed from the vendor and heard piece by piece as it is made. */
+  synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>, hear?: HearSpeech): Promise<SynthesizedSpeech>;
 }

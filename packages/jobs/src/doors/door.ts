@@ -52,7 +52,7 @@ export interface PresentContext<R> {
   store: BlobStore;
   /** The synchronous call being answered; absent when the job is looked up later (GET /v1/jobs/{id}). */
   call?: R;
-  /** A streamed call: the indexes of the images already sent as they were made. */
+  /** A streamed call: the indexes of the parts already sent as they were made (images of a set, pieces of a clip). */
   streamed?: ReadonlySet<number>;
 }
 
@@ -101,6 +101,18 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
     wanted(call: R): boolean;
     /** `part` is the notice's payload as the worker sent it (a stored file): the door validates it. */
     part(call: R, part: unknown, ctx: Omit<PresentContext<R>, 'call' | 'streamed'>): Promise<{ index: number; event: string }>;
+  };
+  /**
+   * Calls answered while their job runs, from the parts its worker sends as they are made (a
+   * clip's audio as the vendor speaks it). The answer begins with the first part, so a job that
+   * fails before any is answered as any other; a job that sent none is answered whole by `present`.
+   */
+  live?: {
+    wanted(call: R): boolean;
+    /** The answer's content type and headers, sent with the first part. */
+    head(call: R, jobId: string, publicBase: string): { contentType: string; headers?: Record<string, string> };
+    /** One part as the worker sent it (bytes and what they are) as what the dialect sends: bytes, or an event. */
+    piece(call: R, part: { type: string; bytes: Buffer }): string | Buffer;
   };
   /** The finished job's answer in this dialect (the result as Redis gave it back: the door validates it). */
   present(data: Payload<Q>, result: unknown, ctx: PresentContext<R>): Promise<Answer>;

@@ -5,6 +5,7 @@ import { nearestModel } from '../nearest-model.js';
 import { generateContentResponseSchema } from '../answers/google.js';
 import { presentSpeech } from '../answers/present-speech.js';
 import { speechJobResultSchema, type SpeechJob } from '../speech/job.js';
+import { fileIdOf } from '../files.js';
 import { MAX_PART_CHARS, speechRequestFields, speechRequestSchema } from '../speech/request.js';
 import { SPEECH } from './capabilities.js';
 import type { Door } from './door.js';
@@ -33,10 +34,16 @@ type Action = (typeof ACTIONS)[number];
 export interface GeminiCall {
   model: string;
   action: Action;
-  /** streamGenerateContent?alt=sse: one server-sent event; without it, a JSON array. */
+  /** streamGenerateContent?alt=sse: server-sent events as the clip is made; without it, a JSON array. */
   sse: boolean;
   request: SpeechJob['request'];
 }
+
+/** Google's stream events: `data:` lines, CRLF-separated as its own servers write them. */
+const sseData = (body: unknown) => `data: ${JSON.stringify(body)}\r\n\r\n`;
+
+/** streamGenerateContent with alt=sse is answered as the clip is spoken; its JSON-array form comes whole. */
+const livePieces = (call: GeminiCall) => call.action === 'streamGenerateContent' && call.sse;
 
 /** `vendor-2.5-flash-preview-tts:generateContent` -> model and action. */
 function modelAction(value: string): { model: string; action: Action } | undefined {
@@ -96,13 +103,42 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
     hold: (call) => speechHold(call.model, ownValue(catalog.speechModels, call.model)!, call.request),
     fingerprint: (call) => ({ model: call.model, request: call.request }),
     inspect: async (call) => call,
-    prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({ meta, model: call.model, request: call.request }),
-    async present(data, raw, { publicBase, store, call }) {
+    prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({
+      meta,
+      model: call.model,
+      request: call.request,
+      ...(livePieces(call) ? { live: true as const } : {}),
+    }),
+    live: {
+      wanted: livePieces,
+      head: (_call, jobId, publicBase) => ({
+        contentType: 'text/event-stream',
+        // the WAV the clip is stored as, named before it is made
+        headers: { [AUDIO_URL_HEADER]: `${publicBase}/files/${fileIdOf(jobId, 0, 'wav')}` },
+      }),
+      piece: (call, { type, bytes }) =>
+        sseData({
+          candidates: [
+            { content: { role: 'model', parts: [{ inlineData: { mimeType: type, data: bytes.toString('base64') } }] }, index: 0 },
+          ],
+          modelVersion: call.model,
+        }),
+    },
+    async present(data, raw, { publicBase, store, call, streamed }) {
+      if (streamed?.size) {
+        // the audio went out as it was spoken: the last event says how it ended, and what it cost
+        const result = speechJobResultSchema.parse(raw);
+        const end = { candidates: [{ content: { role: 'model', parts: [] }, finishReason: result.finishReason, index: 0 }] };
+        return {
+          kind: 'events',
+          events: [sseData({ ...end, usageMetadata: result.usageMetadata, modelVersion: data.model, responseId: result.responseId })],
+        };
+      }
       const { result, body } = await presentBody(data, raw, store);
       const headers = { [AUDIO_URL_HEADER]: `${publicBase}/files/${result.file.fileId}` };
       if (call?.action !== 'streamGenerateContent') return { kind: 'json', body, headers };
-      // the whole clip in one event (or a one-element array), as the upstream streams this model
-      if (call.sse) return { kind: 'events', events: [`data: ${JSON.stringify(body)}\r\n\r\n`], headers };
+      // the whole clip in one event (or a one-element array): the clip came whole, or was asked as JSON
+      if (call.sse) return { kind: 'events', events: [sseData(body)], headers };
       return { kind: 'json', body: [body], headers };
     },
     async line(data, raw, linkBase) {
@@ -128,7 +164,10 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
       const modelParam = z.object({ model: z.enum(Object.keys(catalog.speechModels) as [string, ...string[]]) });
       const operation = (action: Action) => ({
         tags: ['speech'],
-        summary: action === 'generateContent' ? 'Synthesize speech (Gemini-native)' : 'The same, answered as one server-sent event',
+        summary:
+          action === 'generateContent'
+            ? 'Synthesize speech (Gemini-native)'
+            : 'The same, streamed: with alt=sse an event per piece of audio as the vendor makes it, then the finish and usage',
         security: SECURITY.google,
         requestParams: {
           path: modelParam,

@@ -1,4 +1,5 @@
 import { getObject, parseOrThrow, type BlobStore, type Catalog } from '@relay/core';
+import { contentTypeOf } from '@relay/audio/formats';
 import { z } from 'zod';
 import { speechHold } from '../admission.js';
 import { parseFileId } from '../files.js';
@@ -34,6 +35,12 @@ const usageOf = (result: SpeechJobResult) => ({
   output_tokens: result.usageMetadata.candidatesTokenCount,
   total_tokens: result.usageMetadata.totalTokenCount,
 });
+
+/**
+ * Formats a stream can carry as they are made; FLAC's header needs the whole clip (its sample
+ * count), so a FLAC answer comes whole, once the clip is made.
+ */
+const livePieces = (call: OpenAISpeechCall) => call.output.format !== 'flac';
 
 const sse = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -88,10 +95,23 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
     hold: (call) => speechHold(call.model, speechModelNamed(catalog, call.model)!.model, call.request),
     fingerprint: (call) => call.asked,
     inspect: async (call) => call,
-    prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({ meta, model: call.model, request: call.request, output: call.output }),
-    async present(_data, raw, { store, call }) {
+    prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({
+      meta,
+      model: call.model,
+      request: call.request,
+      output: call.output,
+      ...(livePieces(call) ? { live: true as const } : {}),
+    }),
+    live: {
+      wanted: livePieces,
+      head: (call) => ({ contentType: call.sse ? 'text/event-stream' : contentTypeOf(call.output.format) }),
+      piece: (call, { bytes }) => (call.sse ? sse('speech.audio.delta', { audio: bytes.toString('base64') }) : bytes),
+    },
+    async present(_data, raw, { store, call, streamed }) {
       const result = speechJobResultSchema.parse(raw);
       const key = parseFileId(result.file.fileId)!.key;
+      // the audio went out as it was made: what is left is the end
+      if (streamed?.size) return { kind: 'events', events: call?.sse ? [sse('speech.audio.done', { usage: usageOf(result) })] : [] };
       if (call?.sse) return { kind: 'events', events: audioEvents(store, key, result) };
       return { kind: 'file', key, contentType: result.file.contentType };
     },

@@ -16,6 +16,8 @@ export const speechJobSchema = z.strictObject({
   }),
   /** Asked through OpenAI's door: the audio is stored encoded, in this format and at this tempo (not as WAV). */
   output: z.strictObject({ format: speechFormatSchema, speed: speechSpeedSchema }).optional(),
+  /** Its waiter streams the audio as it is made: the worker sends it in parts (the output's format, or the vendor's PCM) as it comes. */
+  live: z.literal(true).optional(),
 });
 export type SpeechJob = z.output<typeof speechJobSchema>;
 

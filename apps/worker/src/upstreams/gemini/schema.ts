@@ -28,3 +28,4 @@ export const geminiErrorSchema = z.object({
     details: z.array(z.record(z.string(), z.unknown())).optional(),
   }),
 });
+export type GeminiResponse = z.output<typeof geminiResponseSchema>;

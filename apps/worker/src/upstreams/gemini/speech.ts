@@ -1,11 +1,12 @@
 import type { SpeechRequest } from '@relay/jobs';
-import type { SpeechSynthesis, SynthesizedSpeech } from '../speech.js';
+import type { HearSpeech, SpeechSynthesis, SynthesizedSpeech } from '../speech.js';
 import type { CallObserver } from '../../metrics.js';
 import { postJson, type UpstreamTarget } from '../post-json.js';
 import { UpstreamError } from '../upstream-error.js';
 import { withReadingDirection } from './direction.js';
 import { toUpstreamError } from './errors.js';
-import { geminiResponseSchema } from './schema.js';
+import { geminiResponseSchema, type GeminiResponse } from './schema.js';
+import { streamGeminiSpeech } from './speech-stream.js';
 
 const BLOCKED = ['SAFETY', 'PROHIBITED_CONTENT', 'BLOCKLIST', 'SPII', 'IMAGE_SAFETY'];
 
@@ -24,45 +25,101 @@ const MIN_AUDIO_BYTES = 480;
 const isNoAudio = (error: unknown): error is UpstreamError =>
   error instanceof UpstreamError && NO_AUDIO_CODES.has(error.details.code ?? '');
 
-export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObserver): SpeechSynthesis {
-  async function once(upstreamModel: string, body: Omit<SpeechRequest, 'model'>): Promise<SynthesizedSpeech> {
-    const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;
-    const answer = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs, observe);
-    if (answer.status !== 200) throw toUpstreamError(answer.status, answer.body, upstream.apiKey);
-    const parsed = geminiResponseSchema.safeParse(answer.body);
-    if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
-    const { candidates, promptFeedback, usageMetadata, responseId } = parsed.data;
-    const candidate = candidates[0];
-    const blocked = promptFeedback?.blockReason ?? (BLOCKED.includes(candidate?.finishReason ?? '') ? candidate?.finishReason : undefined);
-    if (blocked)
-      throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, { status: 400, code: blocked, moderation: true });
-    const parts = (candidate?.content?.parts ?? []).flatMap((p) => (p.inlineData ? [p.inlineData] : []));
-    const pcm = Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64')));
-    if (pcm.length < MIN_AUDIO_BYTES) {
-      const what = parts.length === 0 ? 'without audio' : `with ${pcm.length} bytes of audio`;
-      throw new UpstreamError('transient', `the upstream answered ${what} (finishReason ${candidate?.finishReason ?? 'none'})`, {
-        status: 200,
-        code: 'NO_AUDIO',
-      });
+/** Failures no retry follows anyway: the rest become final once audio was heard. */
+const FINAL: ReadonlySet<UpstreamError['kind']> = new Set(['refused', 'misconfigured', 'unusable']);
+
+async function* one(answer: Promise<GeminiResponse>): AsyncGenerator<GeminiResponse> {
+  yield await answer;
+}
+
+/**
+ * The clip from its pieces (one for generateContent, a chunk each as a stream speaks): refusals
+ * and answers without speech thrown as the vendor's taxonomy says, the usage from the last piece
+ * that has one. `hear` gets the audio as it comes, from the first sound on (never a clip that
+ * will be asked again for having none); a stream that breaks after it was heard cannot be asked
+ * again without saying the start twice, so that failure is final.
+ */
+async function collect(pieces: AsyncIterable<GeminiResponse>, hear?: HearSpeech): Promise<SynthesizedSpeech> {
+  const audio: Buffer[] = [];
+  let bytes = 0;
+  let heard = 0;
+  let mimeType: string | undefined;
+  let last: GeminiResponse | undefined;
+  let finishReason: string | undefined;
+  const pass = async () => {
+    for (const chunk of audio.slice(heard)) await hear!(chunk, mimeType!);
+    heard = audio.length;
+  };
+  try {
+    for await (const piece of pieces) {
+      const candidate = piece.candidates[0];
+      finishReason = candidate?.finishReason ?? finishReason;
+      const blocked = piece.promptFeedback?.blockReason ?? (BLOCKED.includes(finishReason ?? '') ? finishReason : undefined);
+      if (blocked)
+        throw new UpstreamError('refused', `the upstream refused the content (${blocked})`, {
+          status: 400,
+          code: blocked,
+          moderation: true,
+        });
+      for (const part of candidate?.content?.parts ?? []) {
+        if (!part.inlineData?.data) continue;
+        mimeType ??= part.inlineData.mimeType;
+        const chunk = Buffer.from(part.inlineData.data, 'base64');
+        audio.push(chunk);
+        bytes += chunk.length;
+      }
+      if (piece.usageMetadata.promptTokenCount + piece.usageMetadata.candidatesTokenCount > 0 || !last) last = piece;
+      if (hear && bytes >= MIN_AUDIO_BYTES) await pass();
     }
-    // a total left out (or 0) is the sum of its parts, as Google's own answers have it
-    const totalTokenCount = usageMetadata.totalTokenCount || usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount;
-    return {
-      pcm,
-      mimeType: parts[0]!.mimeType,
-      finishReason: candidate?.finishReason ?? 'STOP',
-      usageMetadata: { ...usageMetadata, totalTokenCount },
-      responseId: responseId ?? '',
-    };
+  } catch (error) {
+    if (heard === 0 || (error instanceof UpstreamError && FINAL.has(error.kind))) throw error;
+    const seconds = (bytes / 48_000).toFixed(1);
+    const details = error instanceof UpstreamError ? error.details : {};
+    throw new UpstreamError('unusable', `the speech stream stopped after ${seconds} s of audio went out: ${(error as Error).message}`, {
+      ...details,
+      code: details.code ?? 'STREAM_BROKEN',
+    });
+  }
+  if (bytes < MIN_AUDIO_BYTES) {
+    const what = audio.length === 0 ? 'without audio' : `with ${bytes} bytes of audio`;
+    throw new UpstreamError('transient', `the upstream answered ${what} (finishReason ${finishReason ?? 'none'})`, {
+      status: 200,
+      code: 'NO_AUDIO',
+    });
+  }
+  const { usageMetadata, responseId } = last!;
+  // a total left out (or 0) is the sum of its parts, as Google's own answers have it
+  const totalTokenCount = usageMetadata.totalTokenCount || usageMetadata.promptTokenCount + usageMetadata.candidatesTokenCount;
+  return {
+    pcm: Buffer.concat(audio),
+    mimeType: mimeType!,
+    finishReason: finishReason ?? 'STOP',
+    usageMetadata: { ...usageMetadata, totalTokenCount },
+    responseId: responseId ?? '',
+  };
+}
+
+export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObserver): SpeechSynthesis {
+  async function answer(upstreamModel: string, body: Omit<SpeechRequest, 'model'>): Promise<GeminiResponse> {
+    const url = `${upstream.baseUrl}/v1beta/models/${encodeURIComponent(upstreamModel)}:generateContent`;
+    const reply = await postJson(url, body, { 'x-goog-api-key': upstream.apiKey }, upstream.timeoutMs, observe);
+    if (reply.status !== 200) throw toUpstreamError(reply.status, reply.body, upstream.apiKey);
+    const parsed = geminiResponseSchema.safeParse(reply.body);
+    if (!parsed.success) throw new UpstreamError('transient', 'upstream answered 200 with an unreadable body', { status: 200 });
+    return parsed.data;
   }
 
   return {
-    /** Answers without speech are asked again, with a reading direction where the model takes one. */
-    async synthesize(upstreamModel, body) {
+    /**
+     * Answers without speech are asked again, with a reading direction where the model takes one.
+     * With `hear`, the clip is streamed and heard as the model speaks it.
+     */
+    async synthesize(upstreamModel, body, hear) {
       let sent = body;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await once(upstreamModel, sent);
+          const pieces = hear ? streamGeminiSpeech(upstream, upstreamModel, sent, observe ?? (() => {})) : one(answer(upstreamModel, sent));
+          return await collect(pieces, hear);
         } catch (error) {
           if (!isNoAudio(error)) throw error;
           if (attempt >= NO_AUDIO_ATTEMPTS)
