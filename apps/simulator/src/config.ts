@@ -12,6 +12,8 @@ export const simulatorEnvSchema = z.object({
   SIM_LATENCY_MS: envInt().default(0),
   /** Time between images of a sequential set: a streamed set sends each this long after the last. */
   SIM_IMAGE_SPACING_MS: envInt().default(0),
+  /** Time between the audio pieces of a streamed clip (3.x models): the first comes after SIM_LATENCY_MS, each further one this long after. */
+  SIM_SPEECH_CHUNK_MS: envInt().default(0),
   /**
    * What `stream: true` on a model that cannot stream (3.0-t2i, SeedEdit) gets: `refuse`, a 400
    * InvalidParameter naming `stream`, or `ignore`, a plain JSON answer. The vendor's choice is

@@ -98,7 +98,13 @@ export function createGenerateContentHandler(ctx: SimContext) {
     };
     if (stream) {
       const chunkBytes = spec.chunkSeconds ? Math.round(spec.chunkSeconds * SAMPLE_RATE) * 2 : Math.max(1, pcm.length);
-      return sendClipStream(req, res, { pcm, mimeType, chunkBytes, usageMetadata, modelVersion: model, responseId }, faults);
+      return sendClipStream(
+        req,
+        res,
+        { pcm, mimeType, chunkBytes, usageMetadata, modelVersion: model, responseId },
+        faults,
+        config.SIM_SPEECH_CHUNK_MS,
+      );
     }
     res.json({
       candidates: [
