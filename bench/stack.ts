@@ -86,11 +86,13 @@ export async function startBenchStack(): Promise<BenchStack> {
       return child;
     },
     async simConfig(config) {
-      await fetch(`${sim.ready.url}/_sim/config`, {
+      const res = await fetch(`${sim.ready.url}/_sim/config`, {
         method: 'PATCH',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(config),
       });
+      // a setting the simulator does not take would leave the figures measured under another
+      if (!res.ok) throw new Error(`the simulator refused ${JSON.stringify(config)}: ${await res.text()}`);
       await fetch(`${sim.ready.url}/_sim/reset`, { method: 'POST' });
     },
     async simStats() {

@@ -48,6 +48,7 @@ function tracked(ctx: SimContext, api: SimCall['api'], refuse: (res: Response) =
 const runtimeConfigSchema = z.strictObject({
   SIM_LATENCY_MS: z.number().int().min(0).optional(),
   SIM_IMAGE_SPACING_MS: z.number().int().min(0).optional(),
+  SIM_SPEECH_CHUNK_MS: z.number().int().min(0).optional(),
   SIM_MAX_CONCURRENT: z.number().int().min(0).optional(),
   SIM_MAX_IPM: z.number().int().min(0).optional(),
   SIM_SPEECH_RPM: z.number().int().min(0).optional(),
