@@ -18,10 +18,12 @@ export interface SimCall {
   model?: string;
   /** Images: the sha256 (hex) of each reference image the call carried, as read (data URI) or downloaded (URL). */
   inputs?: string[];
+  /** Speech: the styles its text parts carried apart (speechMetadata.style). */
+  styles?: string[];
 }
 
 /** What a handler saw of its call's body, for the call log. */
-export type CallSeen = Pick<SimCall, 'model' | 'inputs'>;
+export type CallSeen = Pick<SimCall, 'model' | 'inputs' | 'styles'>;
 
 /** Calls kept in the log: enough for any test, bounded for long benchmark runs. */
 const CALLS_KEPT = 1_000;

@@ -4,7 +4,7 @@ import type { ImageRequest } from './images/request.js';
 import { maxImagesOf } from './images/request.js';
 import { endUserOf, generationsOf } from './images/openai-fields.js';
 import { speechJobCost } from './lanes.js';
-import { speechText, type SpeechRequest } from './speech/request.js';
+import { readChars, type SpeechRequest } from './speech/request.js';
 import type { SpeechJob } from './speech/job.js';
 
 /**
@@ -28,8 +28,8 @@ export function imageHold(model: ImageModel, request: ImageRequest, uploaded?: n
 }
 
 /** Every character as a token and the model's whole audio allowance; weighed by its expected audio. */
-export function speechHold(modelId: string, model: SpeechModel, request: Pick<SpeechRequest, 'contents'>): Hold {
-  const chars = speechText(request).length;
+export function speechHold(modelId: string, model: SpeechModel, request: Pick<SpeechRequest, 'contents'>, style?: string): Hold {
+  const chars = readChars(request, style);
   return {
     reservation: { model: modelId, amount: speechReservation(model, chars), units: `in:${chars},out:${model.maxOutputTokens}` },
     cost: speechJobCost(chars),

@@ -213,3 +213,46 @@ describe("OpenAI's /v1/audio/speech", () => {
     expect(decodedSeconds(Buffer.from(await res.arrayBuffer()), false)).toBeGreaterThan(4);
   });
 });
+
+describe('style apart from the words (Gemini speechMetadata) on a model that reads verbatim', () => {
+  const seconds = async (res: Response) => {
+    expect(res.status).toBe(200);
+    return decodedSeconds(Buffer.from(await res.arrayBuffer()), false);
+  };
+
+  test("OpenAI's instructions reach 3.8 as speechMetadata.style: read, not spoken (the clip is as long as without them)", async () => {
+    const { key } = await stack.newKey();
+    const plain = await seconds(await openai(key, { response_format: 'wav' }));
+    const styled = await seconds(await openai(key, { response_format: 'wav', instructions: 'Speak warmly, like a storyteller.' }));
+    expect((await stack.simCalls()).map((call) => call.styles)).toEqual([[], ['Speak warmly, like a storyteller']]);
+    expect(Math.abs(styled - plain)).toBeLessThan(0.05);
+  });
+
+  test("Gemini's door takes speechMetadata on a part and passes it on; a speaker no voice config names is a 400 naming the field", async () => {
+    const { key } = await stack.newKey();
+    const speak = (parts: unknown[]) =>
+      post(
+        `/v1beta/models/${MODEL}:generateContent`,
+        key,
+        {
+          contents: [{ parts }],
+          generationConfig: {
+            responseModalities: ['AUDIO'],
+            speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Puck' } } },
+          },
+        },
+        { 'x-goog-api-key': key },
+      );
+    const ok = await speak([{ text: TEXT, speechMetadata: { style: 'cheerful' } }]);
+    expect(ok.status).toBe(200);
+    expect((await stack.simCalls()).at(-1)!.styles).toEqual(['cheerful']);
+    const refused = await speak([{ text: TEXT, speechMetadata: { speaker: 'Joe' } }]);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({
+      error: {
+        status: 'INVALID_ARGUMENT',
+        details: [{ fieldViolations: [{ field: 'contents[0].parts[0].speech_metadata.speaker' }] }],
+      },
+    });
+  });
+});

@@ -71,9 +71,11 @@ export function createGenerateContentHandler(ctx: SimContext) {
       return sendGoogleError(res, 400, TRIED_TO_GENERATE_TEXT);
     }
 
-    // the model reads the whole text (prompt tokens) and speaks what follows a leading direction
-    const spoken = spokenText(checked.text);
-    const promptTokens = Math.max(1, Math.ceil(checked.text.length / 4));
+    // the model reads the whole text and its styles (prompt tokens) and speaks the words: all of
+    // them (3.8), or what follows a leading direction (earlier models)
+    res.locals.seen = { model, styles: checked.styles } satisfies CallSeen;
+    const spoken = spec.verbatim ? checked.text : spokenText(checked.text);
+    const promptTokens = Math.max(1, Math.ceil((checked.text.length + checked.styles.join('').length) / 4));
     const audioTokens = Math.round(secondsFor(spoken) * AUDIO_TOKENS_PER_SECOND);
     const responseId = randomBytes(16).toString('base64url').slice(0, 22);
     const stream = action === 'streamGenerateContent';

@@ -12,6 +12,9 @@
  * `thinking`: whether a `thinkingConfig` is taken; the 2.5 Flash preview refuses one with 400
  * "Thinking is not enabled for models/…" (home-assistant/core#153408), taken to hold for 2.5 Pro;
  * nothing is recorded for 3.x, which take (and ignore) it here.
+ * `verbatim`: the 3.8 models speak the text as it is, a leading "Say ...:" included, and take style
+ * apart (speechMetadata, ai.google.dev speech-generation); the earlier ones follow a leading
+ * direction and speak only what comes after it.
  * `chunkSeconds`: how much audio each event of `streamGenerateContent` carries. The 2.5 previews
  * send the whole clip as one event once it is made; the 3.x models stream it as it is made
  * (streamed TTS, changelog 2026-06-17 as third parties report it), here a second of audio an event.
@@ -20,6 +23,7 @@ export interface TtsModel {
   voiceRequired: boolean;
   mimeType: string;
   thinking: boolean;
+  verbatim?: boolean;
   chunkSeconds?: number;
 }
 
@@ -30,8 +34,8 @@ export const TTS_MODELS: Readonly<Record<string, TtsModel>> = {
   'gemini-2.5-flash-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
   'gemini-2.5-pro-preview-tts': { voiceRequired: false, mimeType: L16_25, thinking: false },
   'gemini-3.1-flash-tts-preview': { voiceRequired: true, mimeType: L16_31, thinking: true, chunkSeconds: 1 },
-  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, chunkSeconds: 1 },
-  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, chunkSeconds: 1 },
+  'gemini-3.8-flash-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, verbatim: true, chunkSeconds: 1 },
+  'gemini-3.8-flash-lite-tts': { voiceRequired: true, mimeType: L16_25, thinking: true, verbatim: true, chunkSeconds: 1 },
 };
 
 export const ttsModel = (id: string) => (Object.hasOwn(TTS_MODELS, id) ? TTS_MODELS[id] : undefined);

@@ -50,7 +50,7 @@ function unknownField(value: unknown, path: string): GeminiRejection | undefined
 }
 
 type Body = {
-  contents?: Array<{ parts?: Array<{ text?: unknown }> }>;
+  contents?: Array<{ parts?: Array<{ text?: unknown; speechMetadata?: { style?: unknown } }> }>;
   generationConfig?: {
     responseModalities?: unknown;
     thinkingConfig?: unknown;
@@ -66,7 +66,7 @@ export function validateTts(
   raw: unknown,
   model: string,
   spec: Pick<TtsModel, 'thinking'>,
-): { text: string; voiced: boolean } | GeminiRejection {
+): { text: string; styles: string[]; voiced: boolean } | GeminiRejection {
   const unknown = unknownField(raw, '');
   if (unknown) return unknown;
   const body = raw as Body;
@@ -115,5 +115,9 @@ export function validateTts(
       };
     }
   }
-  return { text, voiced: voices.some((voice) => voice !== undefined) };
+  // speechMetadata (3.8): the style is read, not spoken
+  const styles = body.contents
+    .flatMap((c) => c.parts ?? [])
+    .flatMap((p) => (typeof p.speechMetadata?.style === 'string' ? [p.speechMetadata.style] : []));
+  return { text, styles, voiced: voices.some((voice) => voice !== undefined) };
 }

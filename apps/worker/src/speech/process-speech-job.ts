@@ -36,7 +36,7 @@ function upstreamBody(request: SpeechJob['request']) {
 export function createSpeechProcessor(deps: SpeechJobDeps) {
   const vendorModels = createVendorModels(deps.log);
   return async (job: Job): Promise<SpeechJobResult> => {
-    const { meta, model: modelId, request, output, live: streamed } = speechJobSchema.parse(job.data);
+    const { meta, model: modelId, request, output, style, live: streamed } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
@@ -53,7 +53,9 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
         channel,
       } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
         await deps.life.begin(job.id!);
-        return vendorModels.call(modelId, model, vendorModel, (chosen) => upstream.synthesize(chosen, upstreamBody(request), live?.hear));
+        return vendorModels.call(modelId, model, vendorModel, (chosen) =>
+          upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
+        );
       }));
       await live?.finish();
     } catch (error) {

@@ -16,7 +16,13 @@ export interface SynthesizedSpeech {
 /** Audio as the vendor speaks it: 16-bit PCM and its mime type (the rate), awaited before the next piece is read. */
 export type HearSpeech = (pcm: Buffer, mimeType: string) => Promise<void>;
 
+export interface SynthesisOptions {
+  /** How to speak, apart from the words (OpenAI's `instructions`): the adapter puts it where the vendor model reads style. */
+  style?: string;
+  /** Streams the clip from the vendor, each piece heard as it is made. */
+  hear?: HearSpeech;
+}
+
 export interface SpeechSynthesis {
-  /** The whole clip; with `hear`, streamed from the vendor and heard piece by piece as it is made. */
-  synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>, hear?: HearSpeech): Promise<SynthesizedSpeech>;
+  synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>, options?: SynthesisOptions): Promise<SynthesizedSpeech>;
 }

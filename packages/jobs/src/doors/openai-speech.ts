@@ -4,13 +4,7 @@ import { z } from 'zod';
 import { speechHold } from '../admission.js';
 import { parseFileId } from '../files.js';
 import { speechJobResultSchema, type SpeechJob, type SpeechJobResult } from '../speech/job.js';
-import {
-  openAISpeechFields,
-  openAISpeechSchema,
-  speechModelNamed,
-  spokenText,
-  type OpenAISpeechRequest,
-} from '../speech/openai-request.js';
+import { openAISpeechFields, openAISpeechSchema, speechModelNamed, styleOf, type OpenAISpeechRequest } from '../speech/openai-request.js';
 import { voiceOf } from '../speech/openai-voices.js';
 import { MAX_PART_CHARS } from '../speech/request.js';
 import { SPEECH } from './capabilities.js';
@@ -24,6 +18,8 @@ const DELTA_BYTES = 24 * 1024;
 export interface OpenAISpeechCall {
   model: string;
   request: SpeechJob['request'];
+  /** `instructions`, kept apart from the words: the worker puts them where the vendor model reads style. */
+  style?: string;
   output: NonNullable<SpeechJob['output']>;
   sse: boolean;
   /** What was asked, for Idempotency-Key comparisons. */
@@ -81,24 +77,27 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
             multiSpeakerVoiceConfig: { speakerVoiceConfigs: asked.speakers.map((s) => ({ speaker: s.name, voiceConfig: voice(s.voice) })) },
           }
         : { voiceConfig: voice(asked.voice as string) };
+      const style = styleOf(asked);
       return {
         model: id,
         request: {
-          contents: [{ role: 'user' as const, parts: [{ text: spokenText(asked) }] }],
+          contents: [{ role: 'user' as const, parts: [{ text: asked.input }] }],
           generationConfig: { responseModalities: ['AUDIO'], speechConfig },
         },
+        ...(style ? { style } : {}),
         output: { format: asked.response_format ?? 'mp3', speed: asked.speed ?? 1 },
         sse: asked.stream_format === 'sse',
         asked,
       };
     },
-    hold: (call) => speechHold(call.model, speechModelNamed(catalog, call.model)!.model, call.request),
+    hold: (call) => speechHold(call.model, speechModelNamed(catalog, call.model)!.model, call.request, call.style),
     fingerprint: (call) => call.asked,
     inspect: async (call) => call,
     prepare: async (call, _jobId, meta): Promise<SpeechJob> => ({
       meta,
       model: call.model,
       request: call.request,
+      ...(call.style ? { style: call.style } : {}),
       output: call.output,
       ...(livePieces(call) ? { live: true as const } : {}),
     }),
@@ -132,7 +131,7 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
           tags: ['speech'],
           summary: "Synthesize speech (OpenAI's dialect)",
           description:
-            "The same speech job as Gemini's generateContent. voice takes OpenAI's names (mapped to Gemini voices by a documented table) or the model's own; instructions lead the text as Gemini style direction; speed changes the tempo, not the pitch. Relay extension: speakers [{name, voice}] (exactly 2, as Gemini's multi-speaker takes).",
+            "The same speech job as Gemini's generateContent. voice takes OpenAI's names (mapped to Gemini voices by a documented table) or the model's own; instructions are the style, sent as Gemini's speechMetadata.style to the 3.8 models and as a direction before the text to the earlier ones; speed changes the tempo, not the pitch. Relay extension: speakers [{name, voice}] (exactly 2, as Gemini's multi-speaker takes).",
           security: SECURITY.openai,
           requestParams: { header: callHeaders },
           requestBody: { required: true, content: { 'application/json': { schema: openAISpeechFields } } },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { speechFormatSchema, speechSpeedSchema } from '@relay/audio/formats';
 import { jobMetaSchema } from '../meta.js';
 import { storedFileSchema } from '../images/job.js';
-import { speechRequestFields } from './request.js';
+import { MAX_STYLE_CHARS, speechRequestFields } from './request.js';
 
 /**
  * The speech job: the validated Gemini body and the public model it was addressed to. The body's
@@ -16,6 +16,11 @@ export const speechJobSchema = z.strictObject({
   }),
   /** Asked through OpenAI's door: the audio is stored encoded, in this format and at this tempo (not as WAV). */
   output: z.strictObject({ format: speechFormatSchema, speed: speechSpeedSchema }).optional(),
+  /**
+   * How to speak, given apart from the words (OpenAI's `instructions`): the worker puts it where the
+   * vendor model reads it, as Gemini's speechMetadata.style (3.8) or a direction before the text.
+   */
+  style: z.string().max(MAX_STYLE_CHARS).optional(),
   /** Its waiter streams the audio as it is made: the worker sends it in parts (the output's format, or the vendor's PCM) as it comes. */
   live: z.literal(true).optional(),
 });

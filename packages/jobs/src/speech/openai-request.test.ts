@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
 import { verdict } from '../testing/verdict.js';
-import { openAISpeechSchema, speechModelNamed, spokenText } from './openai-request.js';
+import { openAISpeechSchema, speechModelNamed, styleOf } from './openai-request.js';
 
 const catalog = loadCatalog({});
 const schema = openAISpeechSchema(catalog);
@@ -79,15 +79,15 @@ describe('speechModelNamed', () => {
   });
 });
 
-describe('spokenText', () => {
-  test('instructions lead as style direction ending in a colon; the input follows on its own line', () => {
-    expect(spokenText({ input: 'Hello.', instructions: 'Speak warmly' })).toBe('Speak warmly:\nHello.');
-    expect(spokenText({ input: 'Hello.', instructions: '  Speak slowly.  ' })).toBe('Speak slowly:\nHello.');
-    expect(spokenText({ input: 'Hello.', instructions: 'Whisper!:' })).toBe('Whisper:\nHello.');
+describe('styleOf', () => {
+  test('instructions become a style: trimmed, without the punctuation a direction would end in', () => {
+    expect(styleOf({ instructions: 'Speak warmly' })).toBe('Speak warmly');
+    expect(styleOf({ instructions: '  Speak slowly.  ' })).toBe('Speak slowly');
+    expect(styleOf({ instructions: 'Whisper!:' })).toBe('Whisper');
   });
 
-  test('no or blank instructions: the input as it is', () => {
-    expect(spokenText({ input: 'Hello.' })).toBe('Hello.');
-    expect(spokenText({ input: 'Hello.', instructions: ' \n ' })).toBe('Hello.');
+  test('no or blank instructions: no style', () => {
+    expect(styleOf({})).toBeUndefined();
+    expect(styleOf({ instructions: ' \n ' })).toBeUndefined();
   });
 });

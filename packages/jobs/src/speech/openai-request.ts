@@ -26,7 +26,9 @@ export const openAISpeechFields = z.strictObject({
     .string({ error: 'instructions must be a string' })
     .max(MAX_INSTRUCTIONS_CHARS, `instructions may be at most ${MAX_INSTRUCTIONS_CHARS} characters`)
     .optional()
-    .describe('How to speak: put in front of the text as Gemini reads style direction ("Say cheerfully: ...")'),
+    .describe(
+      'How to speak: Gemini\'s speechMetadata.style on the 3.8 models, a direction before the text on earlier ones ("Speak cheerfully:\\n...")',
+    ),
   response_format: speechFormatSchema
     .optional()
     .describe('Default mp3; pcm is raw 24 kHz 16-bit little-endian mono')
@@ -91,8 +93,6 @@ export function openAISpeechSchema(catalog: Catalog) {
   });
 }
 
-/** Gemini reads style direction from the text itself: the instructions lead, the input follows. */
-export const spokenText = (request: Pick<OpenAISpeechRequest, 'input' | 'instructions'>) => {
-  const direction = request.instructions?.trim();
-  return direction ? `${direction.replace(/[:.!]*$/, '')}:\n${request.input}` : request.input;
-};
+/** OpenAI's `instructions` as a style: trimmed, without the colon a direction would end in; none when blank. */
+export const styleOf = (request: Pick<OpenAISpeechRequest, 'instructions'>) =>
+  request.instructions?.trim().replace(/[:.!]*$/, '') || undefined;

@@ -10,8 +10,29 @@ export const MAX_PART_CHARS = 100_000;
 /** Short labels: voices, speakers, roles. */
 const label = (what: string) => z.string({ error: `${what} must be a string` }).max(100, `${what} must be at most 100 characters`);
 
+/** Style direction apart from the words: long enough for any OpenAI `instructions` (4,096). */
+export const MAX_STYLE_CHARS = 4_096;
+
+/**
+ * Gemini's SpeechMetadata on a text part (js-genai `types.SpeechMetadata`, the 3.8 models'
+ * structured direction): who says the part (a speaker of multiSpeakerVoiceConfig) and how.
+ */
+const speechMetadata = z.strictObject(
+  {
+    speaker: label('speechMetadata.speaker').min(1, 'speechMetadata.speaker must not be empty').optional(),
+    style: z
+      .string({ error: 'speechMetadata.style must be a string' })
+      .max(MAX_STYLE_CHARS, `speechMetadata.style may be at most ${MAX_STYLE_CHARS} characters`)
+      .optional(),
+  },
+  { error: 'speechMetadata must be an object with speaker and style' },
+);
+
 const textPart = z.strictObject(
-  { text: z.string({ error: 'text must be a string' }).max(MAX_PART_CHARS, `a text part may be at most ${MAX_PART_CHARS} characters`) },
+  {
+    text: z.string({ error: 'text must be a string' }).max(MAX_PART_CHARS, `a text part may be at most ${MAX_PART_CHARS} characters`),
+    speechMetadata: speechMetadata.optional(),
+  },
   { error: 'a part must be an object with text' },
 );
 
@@ -78,12 +99,18 @@ type Ctx = z.core.$RefinementCtx<SpeechRequest>;
 
 const refuse = (ctx: Ctx, path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
 
-/** Every text part joined: what the upstream speaks, and what the input cap measures. */
+/** Every text part joined: what the upstream speaks. */
 export const speechText = (request: Pick<SpeechRequest, 'contents'>) =>
   request.contents
     .flatMap((c) => c.parts ?? [])
     .map((p) => p.text)
     .join('\n');
+
+/** What the upstream reads: the words and every style direction given apart (the input cap and the reservation measure it). */
+export const readChars = (request: Pick<SpeechRequest, 'contents'>, style?: string) =>
+  speechText(request).length +
+  (style?.length ?? 0) +
+  request.contents.flatMap((c) => c.parts ?? []).reduce((sum, p) => sum + (p.speechMetadata?.style?.length ?? 0), 0);
 
 function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['speechConfig']>, model: SpeechModel, ctx: Ctx) {
   const base = ['generationConfig', 'speechConfig'];
@@ -116,8 +143,9 @@ export function speechRequestSchema(modelId: string, model: SpeechModel) {
     if (request.contents.length === 0) refuse(ctx, ['contents'], 'contents must not be empty');
     const text = speechText(request);
     if (text.trim().length === 0) refuse(ctx, ['contents'], 'contents must hold at least one non-empty text part');
-    if (text.length > model.maxInputChars) {
-      refuse(ctx, ['contents'], `the text is ${text.length} characters; the limit is ${model.maxInputChars}`);
+    const read = readChars(request);
+    if (read > model.maxInputChars) {
+      refuse(ctx, ['contents'], `the text (with its styles) is ${read} characters; the limit is ${model.maxInputChars}`);
     }
     const config = request.generationConfig;
     const modalities = config.responseModalities;
@@ -128,5 +156,15 @@ export function speechRequestSchema(modelId: string, model: SpeechModel) {
       refuse(ctx, ['generationConfig', 'speechConfig'], 'generationConfig needs speechConfig (a voice) for speech');
     }
     if (config.speechConfig) checkVoices(config.speechConfig, model, ctx);
+    const speakers = new Set(config.speechConfig?.multiSpeakerVoiceConfig?.speakerVoiceConfigs.map((s) => s.speaker) ?? []);
+    request.contents.forEach((c, i) =>
+      c.parts?.forEach((p, j) => {
+        const speaker = p.speechMetadata?.speaker;
+        if (speaker !== undefined && !speakers.has(speaker)) {
+          const named = speakers.size ? `one of ${[...speakers].join(', ')}` : 'a speaker of multiSpeakerVoiceConfig (none is configured)';
+          refuse(ctx, ['contents', i, 'parts', j, 'speechMetadata', 'speaker'], `speaker "${speaker}" must be ${named}`);
+        }
+      }),
+    );
   });
 }

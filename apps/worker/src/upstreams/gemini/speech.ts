@@ -4,6 +4,7 @@ import type { CallObserver } from '../../metrics.js';
 import { postJson, type UpstreamTarget } from '../post-json.js';
 import { UpstreamError } from '../upstream-error.js';
 import { withReadingDirection } from './direction.js';
+import { styledFor } from './style.js';
 import { toUpstreamError } from './errors.js';
 import { geminiResponseSchema, type GeminiResponse } from './schema.js';
 import { streamGeminiSpeech } from './speech-stream.js';
@@ -111,10 +112,12 @@ export function createGeminiSpeech(upstream: UpstreamTarget, observe?: CallObser
 
   return {
     /**
-     * Answers without speech are asked again, with a reading direction where the model takes one.
-     * With `hear`, the clip is streamed and heard as the model speaks it.
+     * The style where the model reads it; answers without speech asked again, with a reading
+     * direction where the model takes one. With `hear`, the clip is streamed and heard as the
+     * model speaks it.
      */
-    async synthesize(upstreamModel, body, hear) {
+    async synthesize(upstreamModel, asked, { style, hear } = {}) {
+      const body = styledFor(upstreamModel, asked, style);
       let sent = body;
       for (let attempt = 1; ; attempt++) {
         try {
