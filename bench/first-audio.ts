@@ -15,8 +15,10 @@ const MODEL = 'vendor-3.8-flash-tts';
 const VENDOR_MODEL = 'gemini-3.8-flash-tts';
 const SPACING_MS = 100;
 const TEXT = 'The keeper climbed the winding stairs at dusk and lit the great lamp so the ships could find the harbour.';
+// speech only: a catalog any checkout under test reads (BENCH_RELAY_DIR), whatever its image fields
 const catalog = {
-  ...loadCatalog({}),
+  upstreams: loadCatalog({}).upstreams,
+  imageModels: {},
   speechModels: {
     [MODEL]: {
       upstream: 'gemini',

@@ -98,8 +98,12 @@ export function createGenerateContentHandler(ctx: SimContext) {
       promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
       candidatesTokensDetails: [{ modality: 'AUDIO', tokenCount: audioTokens }],
     };
+    const chunkBytes = spec.chunkSeconds ? Math.round(spec.chunkSeconds * SAMPLE_RATE) * 2 : Math.max(1, pcm.length);
+    if (!stream && config.SIM_SPEECH_CHUNK_MS > 0) {
+      // the clip takes as long to make whether it is streamed or not: a whole answer waits for its last piece
+      await sleep((Math.ceil(pcm.length / chunkBytes) - 1) * config.SIM_SPEECH_CHUNK_MS);
+    }
     if (stream) {
-      const chunkBytes = spec.chunkSeconds ? Math.round(spec.chunkSeconds * SAMPLE_RATE) * 2 : Math.max(1, pcm.length);
       return sendClipStream(
         req,
         res,
