@@ -70,7 +70,8 @@ describe.each([
     expect(model.supportedActions).toEqual(expect.arrayContaining(['generateContent', 'countTokens']));
     const names: string[] = [];
     for await (const listed of await ai.models.list({ config: { pageSize: 1 } })) names.push(listed.name!);
-    expect(names).toEqual([`models/${MODEL}`]);
+    // every speech model, the GA 3.8 models beside the preview's id, a page of one at a time
+    expect(names).toEqual([`models/${MODEL}`, 'models/vendor-3.8-flash-tts', 'models/vendor-3.8-flash-lite-tts']);
   });
 
   test('errors come back in Google shape: a bad voice, an unknown model, an image model', async () => {

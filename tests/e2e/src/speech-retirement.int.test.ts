@@ -50,6 +50,10 @@ describe('the vendor stops serving the preview', () => {
     });
     const res = await speak(stack, key);
     expect(res.status, await res.clone().text()).toBe(200);
+    // the answer says the id's vendor model is deprecated, and which catalog model is on its successor
+    expect(res.headers.get('deprecation')).toBe(`@${Date.parse(`${retirement!.since}T00:00:00Z`) / 1000}`);
+    expect(res.headers.get('link')).toBe('</v1beta/models/vendor-3.8-flash-tts>; rel="successor-version"');
+    expect(res.headers.get('sunset')).toBeNull();
     expect(await calls(stack)).toEqual([
       [PREVIEW, 404],
       [SUCCESSOR, 200],
@@ -57,6 +61,7 @@ describe('the vendor stops serving the preview', () => {
     // the next job, through the other door, goes straight to the successor: one 404 per worker, not per job
     const said = await say(stack, key);
     expect(said.status).toBe(200);
+    expect(said.headers.get('link')).toBe('</v1/models/vendor-3.8-flash-tts>; rel="successor-version"');
     // the audio streams as it is made: the answer is whole (and charged) when its body ends
     expect((await said.arrayBuffer()).byteLength).toBeGreaterThan(44);
     expect((await calls(stack)).slice(2)).toEqual([[SUCCESSOR, 200]]);

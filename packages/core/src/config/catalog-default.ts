@@ -148,7 +148,28 @@ export const defaultCatalog = {
       // Google's TTS previews close once their GA successors are out (3.8, GA 2026-09-22, per its
       // changelog). The shutdown dates found are third parties' and disagree (2026-11-17,
       // 2026-12-18), so no date is set: the vendor's first 404 for the preview moves the id on
-      retirement: { successor: 'gemini-3.8-flash-tts' },
+      retirement: { successor: 'gemini-3.8-flash-tts', since: '2026-09-22' },
+    },
+    // the GA models (ai.google.dev, 2026-09-22), at their launch prices per million tokens: text
+    // $0.50, audio $9 (Flash) and $6 (Flash-Lite), as third parties quote Google's pricing page
+    // (LiteLLM, Vercel's AI Gateway); both read text verbatim and take style as speechMetadata
+    'vendor-3.8-flash-tts': {
+      upstream: 'gemini',
+      upstreamModel: 'gemini-3.8-flash-tts',
+      price: { inputPerMillion: 500_000, outputPerMillion: 9_000_000 },
+      maxInputChars: 32_000,
+      maxOutputTokens: 16_384,
+      voices: GEMINI_VOICES,
+      defaultVoice: 'Kore',
+    },
+    'vendor-3.8-flash-lite-tts': {
+      upstream: 'gemini',
+      upstreamModel: 'gemini-3.8-flash-lite-tts',
+      price: { inputPerMillion: 500_000, outputPerMillion: 6_000_000 },
+      maxInputChars: 32_000,
+      maxOutputTokens: 16_384,
+      voices: GEMINI_VOICES,
+      defaultVoice: 'Kore',
     },
   },
 };

@@ -78,12 +78,15 @@ const speechModelSchema = z.strictObject({
    * vendor's first answer that it no longer serves the model (404), or from `sunset` (an ISO date,
    * midnight UTC, or a date-time) when one is set. The public id keeps answering; only the vendor
    * model behind it changes, and the worker logs it. A channel that maps the id to a vendor model
-   * of its own is left as it is.
+   * of its own is left as it is. Answers on the id say so (Deprecation, Sunset, and a Link to the
+   * catalog's model on the successor, when there is one).
    */
   retirement: z
     .strictObject({
       sunset: z.union([z.iso.date(), z.iso.datetime({ offset: true })]).optional(),
       successor: z.string().min(1),
+      /** When the vendor deprecated the model (its successor's GA): the date answers carry in `Deprecation`. */
+      since: z.iso.date().optional(),
     })
     .optional(),
 });

@@ -6,6 +6,7 @@ import { generateContentResponseSchema } from '../answers/google.js';
 import { presentSpeech } from '../answers/present-speech.js';
 import { speechJobResultSchema, type SpeechJob } from '../speech/job.js';
 import { fileIdOf } from '../files.js';
+import { retirementHeaders } from '../speech/retirement-headers.js';
 import { MAX_PART_CHARS, speechRequestFields, speechRequestSchema } from '../speech/request.js';
 import { SPEECH } from './capabilities.js';
 import type { Door } from './door.js';
@@ -68,6 +69,7 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
     }
     return { ...target, spec: model };
   };
+  const retiring = (model: string) => retirementHeaders(catalog, model, (id) => `/v1beta/models/${id}`);
   const presentBody = async (data: SpeechJob, raw: unknown, store: Parameters<typeof presentSpeech>[2]) => {
     const result = speechJobResultSchema.parse(raw);
     return { result, body: await presentSpeech(result, data.model, store) };
@@ -111,10 +113,10 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
     }),
     live: {
       wanted: livePieces,
-      head: (_call, jobId, publicBase) => ({
+      head: (call, jobId, publicBase) => ({
         contentType: 'text/event-stream',
         // the WAV the clip is stored as, named before it is made
-        headers: { [AUDIO_URL_HEADER]: `${publicBase}/files/${fileIdOf(jobId, 0, 'wav')}` },
+        headers: { ...retiring(call.model), [AUDIO_URL_HEADER]: `${publicBase}/files/${fileIdOf(jobId, 0, 'wav')}` },
       }),
       piece: (call, { type, bytes }) =>
         sseData({
@@ -135,7 +137,7 @@ export function geminiSpeechDoor(catalog: Catalog): Door<'speech', GeminiCall> {
         };
       }
       const { result, body } = await presentBody(data, raw, store);
-      const headers = { [AUDIO_URL_HEADER]: `${publicBase}/files/${result.file.fileId}` };
+      const headers = { ...retiring(data.model), [AUDIO_URL_HEADER]: `${publicBase}/files/${result.file.fileId}` };
       if (call?.action !== 'streamGenerateContent') return { kind: 'json', body, headers };
       // the whole clip in one event (or a one-element array): the clip came whole, or was asked as JSON
       if (call.sse) return { kind: 'events', events: [sseData(body)], headers };

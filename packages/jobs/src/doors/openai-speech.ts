@@ -6,6 +6,7 @@ import { parseFileId } from '../files.js';
 import { speechJobResultSchema, type SpeechJob, type SpeechJobResult } from '../speech/job.js';
 import { openAISpeechFields, openAISpeechSchema, speechModelNamed, styleOf, type OpenAISpeechRequest } from '../speech/openai-request.js';
 import { voiceOf } from '../speech/openai-voices.js';
+import { retirementHeaders } from '../speech/retirement-headers.js';
 import { MAX_PART_CHARS } from '../speech/request.js';
 import { SPEECH } from './capabilities.js';
 import { batchAt, type Door } from './door.js';
@@ -62,6 +63,7 @@ async function* audioEvents(store: BlobStore, key: string, result: SpeechJobResu
  */
 export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechCall> {
   const schema = openAISpeechSchema(catalog);
+  const retiring = (model: string) => retirementHeaders(catalog, model, (id) => `/v1/models/${id}`);
   return {
     name: 'openai.audio.speech',
     capability: SPEECH,
@@ -103,16 +105,17 @@ export function openAISpeechDoor(catalog: Catalog): Door<'speech', OpenAISpeechC
     }),
     live: {
       wanted: livePieces,
-      head: (call) => ({ contentType: call.sse ? 'text/event-stream' : contentTypeOf(call.output.format) }),
+      head: (call) => ({ contentType: call.sse ? 'text/event-stream' : contentTypeOf(call.output.format), headers: retiring(call.model) }),
       piece: (call, { bytes }) => (call.sse ? sse('speech.audio.delta', { audio: bytes.toString('base64') }) : bytes),
     },
-    async present(_data, raw, { store, call, streamed }) {
+    async present(data, raw, { store, call, streamed }) {
       const result = speechJobResultSchema.parse(raw);
       const key = parseFileId(result.file.fileId)!.key;
       // the audio went out as it was made: what is left is the end
       if (streamed?.size) return { kind: 'events', events: call?.sse ? [sse('speech.audio.done', { usage: usageOf(result) })] : [] };
-      if (call?.sse) return { kind: 'events', events: audioEvents(store, key, result) };
-      return { kind: 'file', key, contentType: result.file.contentType };
+      const headers = retiring(data.model);
+      if (call?.sse) return { kind: 'events', events: audioEvents(store, key, result), headers };
+      return { kind: 'file', key, contentType: result.file.contentType, headers };
     },
     async line(_data, raw, linkBase) {
       const result = speechJobResultSchema.parse(raw);
