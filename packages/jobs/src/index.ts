@@ -25,5 +25,6 @@ export * from './doors/capabilities.js';
 export * from './doors/registry.js';
 export * from './doors/openapi.js';
 export { AUDIO_URL_HEADER, GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from './doors/gemini-speech.js';
+export type { OpenAISpeechCall } from './doors/openai-speech.js';
 export * from './answers/image-events.js';
 export * from './images/edit-request.js';

@@ -154,7 +154,9 @@ const arkBodyOf = (request: ImageRequest) => {
 /** docs/fields.md: field -> what its row says the relay does. */
 function documented(): Map<string, string> {
   const text = readFileSync(join(repoRoot, 'docs/fields.md'), 'utf8');
-  return new Map([...text.matchAll(/^\| `(\w+)` \| [^|]+ \| ([a-z ]+) \|/gm)].map((m) => [m[1]!, m[2]!]));
+  // the image table, not the speech one below it
+  const images = text.slice(0, text.indexOf('## Speech request fields'));
+  return new Map([...images.matchAll(/^\| `(\w+)` \| [^|]+ \| ([a-z ]+) \|/gm)].map((m) => [m[1]!, m[2]!]));
 }
 
 const ALL_FIELDS = [...new Set([...sdkFields('ImageGenerateParamsBase'), ...sdkFields('ImageEditParamsBase'), ...SEEDREAM_FIELDS])];
