@@ -3,7 +3,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { AppError, loadCatalog, parseOrThrow } from '@relay/core';
-import { editAsImageRequest, endUserOf, generationsOf, imageRequestSchema, openAIEditFields, type ImageRequest } from '@relay/jobs';
+import {
+  conversionOf,
+  editAsImageRequest,
+  endUserOf,
+  generationsOf,
+  imageRequestSchema,
+  openAIEditFields,
+  type ImageRequest,
+} from '@relay/jobs';
 import { arkRequestOf } from '@relay/worker';
 import { repoRoot } from '@relay/testkit';
 
@@ -51,6 +59,7 @@ const catalog = loadCatalog({}).imageModels;
 const V55 = 'vendor-gen-5-5-261028';
 const T2I = 'vendor-gen-3-0-t2i-250415';
 const LITE = 'vendor-gen-5-0-260128';
+const JPEG_ONLY = 'vendor-gen-4-5-251128';
 
 type ArkBody = ReturnType<typeof arkRequestOf>;
 type Relay = 'mapped' | 'passed' | 'refused' | 'no effect';
@@ -94,10 +103,22 @@ const EXPECTED: Record<string, Expectation> = {
   quality: { relay: 'no effect', body: { quality: 'high' } },
   style: { relay: 'no effect', body: { style: 'natural' } },
   partial_images: { relay: 'no effect', body: { stream: true, partial_images: 2 } },
-  output_format: { relay: 'passed', body: { output_format: 'jpeg' } },
+  output_format: {
+    relay: 'mapped',
+    model: JPEG_ONLY,
+    body: { output_format: 'png' },
+    // the model makes JPEG only: it is asked for nothing and the worker converts its image
+    holds: (request, ark) =>
+      expect([ark.output_format, conversionOf(request, catalog[JPEG_ONLY]!)]).toEqual([undefined, { format: 'png' }]),
+  },
   background: { relay: 'passed', body: { background: 'transparent' }, refusedOn: LITE },
   moderation: { relay: 'refused', body: { moderation: 'low' } },
-  output_compression: { relay: 'refused', body: { output_compression: 80 } },
+  output_compression: {
+    relay: 'mapped',
+    body: { output_format: 'webp', output_compression: 80 },
+    holds: (request, ark) =>
+      expect([ark.output_format, conversionOf(request, catalog[V55]!)]).toEqual(['png', { format: 'webp', quality: 80 }]),
+  },
   input_fidelity: { relay: 'refused', body: { input_fidelity: 'high', images: [{ image_url: INPUT }] }, edit: true },
   complexity: { relay: 'refused', body: { complexity: 'low' } },
   frame_count: { relay: 'refused', body: { frame_count: 4 } },

@@ -1,19 +1,22 @@
 import type { Job } from 'bullmq';
-import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { AppError, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
 import { imageCost } from '@relay/billing';
 import type { JobLife } from '@relay/life';
 import {
   CONTENT_TYPES,
+  conversionOf,
   fileIdOf,
   IMAGES,
   generationsOf,
   imageJobSchema,
   storageKeyOf,
+  type ImageJob,
   type ImageJobResult,
   type StoredFile,
 } from '@relay/jobs';
 import { copyUrlToStore, putImageToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import { storeDelivered } from '../storage/image-slots.js';
+import { storeConverted } from '../storage/store-converted.js';
 import { isFailedSlot, type DeliveredImage, type ImageSlot } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 import type { WorkerMetrics } from '../metrics.js';
@@ -46,13 +49,29 @@ function slotsOf(outcomes: Outcome[]): ImageSlot[] {
   });
 }
 
-async function storeSlot(job: Job, index: number, slot: DeliveredImage, deps: ImageJobDeps): Promise<StoredFile> {
+/** How a job's images are stored: as the vendor made them, or converted to the format and compression asked. */
+type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
+
+function slotStore(job: Job, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps): SlotStore {
+  const conversion = conversionOf(request, model);
+  return (index, slot) => storeSlot(job, index, slot, conversion, deps);
+}
+
+async function storeSlot(
+  job: Job,
+  index: number,
+  slot: DeliveredImage,
+  conversion: ReturnType<typeof conversionOf>,
+  deps: ImageJobDeps,
+): Promise<StoredFile> {
   // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
   const target = (format: string) => ({ key: storageKeyOf(job.id!, index, format), contentType: CONTENT_TYPES[format]! });
   try {
-    const stored = slot.url
-      ? await copyUrlToStore(slot.url, deps.store, target, deps.copyLimits)
-      : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), deps.copyLimits.retry);
+    const stored = conversion
+      ? await storeConverted(slot, deps.store, target, deps.copyLimits, conversion)
+      : slot.url
+        ? await copyUrlToStore(slot.url, deps.store, target, deps.copyLimits)
+        : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), deps.copyLimits.retry);
     const measured = stored.dimensions && `${stored.dimensions.width}x${stored.dimensions.height}`;
     return {
       index,
@@ -74,8 +93,9 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model)
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
+    const store = slotStore(job, request, model, deps);
     // the last moment a job can be cancelled for free: its client may have left while it waited
-    const begin = () => deps.life.begin(job.id!);
+    const begin = () => deps.life.begin(job);
 
     // charged for what was delivered and stored, never for what was asked
     const finish = async (set: {
@@ -122,7 +142,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
           upstream: deps.upstream,
           begin,
           checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
-          store: (index, slot) => storeSlot(job, index, slot, deps),
+          store,
           delivered: (file) => deps.partial(job, file),
         },
       );
@@ -160,7 +180,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const failed = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [{ index, ...slot.error }] : []));
     const delivered = slots.flatMap((slot, index) => (isFailedSlot(slot) ? [] : [{ index, slot }]));
     log.info({ generations: outcomes.length, slots: slots.length }, 'upstream generated');
-    const images = await storeDelivered(delivered, failed, ({ index, slot }) => storeSlot(job, index, slot, deps));
+    const images = await storeDelivered(delivered, failed, ({ index, slot }) => store(index, slot));
     const channel = [...new Set(outcomes.flatMap((outcome) => ('channel' in outcome && outcome.channel ? [outcome.channel] : [])))].join(
       ',',
     );

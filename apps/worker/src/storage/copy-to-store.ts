@@ -241,6 +241,35 @@ export function copyUrlToStore(link: string, store: BlobStore, target: ImageTarg
   return untilStored(() => copyOnce(link, store, target, limits), limits.retry);
 }
 
+async function downloadOnce(link: string, limits: CopyLimits): Promise<Buffer> {
+  const signal = AbortSignal.timeout(limits.timeoutMs);
+  const res = await download(link, limits.urls, signal);
+  try {
+    const status = res.statusCode ?? 0;
+    if (status !== 200) throw new (status >= 300 && status < 500 ? LinkRefused : Error)(`download answered HTTP ${status}`);
+    const length = Number(res.headers['content-length'] ?? Number.NaN);
+    if (length > limits.maxBytes) throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
+    const chunks: Buffer[] = [];
+    const counted = { bytes: 0 };
+    for await (const chunk of res.pipe(byteCap(limits.maxBytes, counted))) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    const head = bytes.subarray(0, SNIFF_BYTES);
+    if (!sniffImage(head)) throw notAnImage(head, res.headers['content-type'], true);
+    return bytes;
+  } catch (error) {
+    res.destroy();
+    throw error;
+  }
+}
+
+/**
+ * An upstream's image link read whole into memory (at most RESULT_MAX_BYTES), held to the same
+ * URL policy, cap and retries as a copy: for an image the worker converts before storing it.
+ */
+export function downloadImage(link: string, limits: CopyLimits): Promise<Buffer> {
+  return untilStored(() => downloadOnce(link, limits), limits.retry);
+}
+
 /** An image the upstream sent inline (base64), sniffed as a link's is, then stored. */
 export function putImageToStore(store: BlobStore, target: ImageTarget, bytes: Buffer, retry: StoreRetry): Promise<StoredImage> {
   const format = sniffImage(bytes.subarray(0, SNIFF_BYTES));

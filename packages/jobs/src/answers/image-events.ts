@@ -18,6 +18,10 @@ export interface ImageEventContext {
 /** One server-sent event: `event:` repeats the JSON's type, which OpenAI's SDK reads from the data. */
 export const sseEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
+/** The format of a stored image, as OpenAI's answers name it: read from what the bytes were stored as. */
+export const outputFormatOfFile = (file: Pick<StoredFile, 'contentType'>): 'png' | 'jpeg' | 'webp' =>
+  file.contentType === 'image/png' ? 'png' : file.contentType === 'image/webp' ? 'webp' : 'jpeg';
+
 /** The fields OpenAI's image events carry for one image; the vendor's images have no quality setting. */
 async function imageFields(file: StoredFile, ctx: ImageEventContext) {
   const inline = ctx.responseFormat === 'b64_json';
@@ -26,7 +30,7 @@ async function imageFields(file: StoredFile, ctx: ImageEventContext) {
     url: `${ctx.publicBase}/files/${file.fileId}`,
     created_at: Math.floor(Date.now() / 1000),
     size: file.size,
-    output_format: file.contentType === 'image/png' ? 'png' : 'jpeg',
+    output_format: outputFormatOfFile(file),
     background: ctx.background ?? 'auto',
     quality: 'auto',
   };

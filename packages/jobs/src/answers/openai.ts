@@ -17,6 +17,10 @@ export const imagesResponseSchema = z
         prompt_filter_results: contentFilter.extend({ profanity: z.object({ detected: z.boolean(), filtered: z.boolean() }) }),
       }),
     ),
+    output_format: z
+      .enum(['png', 'jpeg', 'webp'])
+      .optional()
+      .describe("The stored images' file format, as asked (converted by the relay where the model cannot make it)"),
     usage: z.object({ generated_images: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() }),
     failed: z
       .array(z.object({ index: z.number().int(), code: z.string(), message: z.string() }))
@@ -38,7 +42,7 @@ export const jobObjectSchema = z
   .object({
     id: z.string(),
     object: z.literal('relay.job'),
-    status: z.enum(['queued', 'running', 'completed', 'failed']),
+    status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
     created: z.number().int(),
     links: z.object({ self: z.string() }),
     position: z.number().int().optional().describe('While queued: jobs that will start before this one, as the schedule stands'),

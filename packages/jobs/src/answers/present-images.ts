@@ -3,6 +3,7 @@ import { parseFileId } from '../files.js';
 import type { ImageJobResult } from '../images/job.js';
 import type { ImageRequest } from '../images/request.js';
 import type { ImagesResponse } from './openai.js';
+import { outputFormatOfFile } from './image-events.js';
 
 /**
  * The upstream reports no moderation detail for images it delivers, only refusals. A delivered
@@ -34,9 +35,11 @@ export async function presentImages(
       prompt_filter_results: promptFilter,
     })),
   );
+  const first = result.images[0];
   return {
     created: result.created,
     data,
+    ...(first ? { output_format: outputFormatOfFile(first) } : {}),
     usage: result.usage,
     ...(result.failed.length ? { failed: result.failed } : {}),
   };

@@ -56,7 +56,7 @@ export function editAsImageRequest(body: OpenAIEditBody): z.input<typeof imageRe
 }
 
 /** Form fields the images API types as other than text. */
-const NUMBERS = new Set(['n', 'seed', 'guidance_scale', 'partial_images', 'max_images']);
+const NUMBERS = new Set(['n', 'seed', 'guidance_scale', 'partial_images', 'max_images', 'output_compression']);
 const BOOLEANS = new Set(['watermark', 'stream']);
 const OBJECTS = new Set(['sequential_image_generation_options', 'optimize_prompt_options']);
 

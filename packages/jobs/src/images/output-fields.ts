@@ -1,21 +1,51 @@
 import type { z } from 'zod';
 import type { ImageModel } from '@relay/core';
 
+/** The file formats a client may ask for: what the vendor makes, or what the worker converts it to. */
+export type OutputFormat = 'png' | 'jpeg' | 'webp';
+
 type Request = {
   model: string;
-  output_format?: 'png' | 'jpeg' | null;
+  output_format?: OutputFormat | null;
+  output_compression?: number | null;
   background?: 'auto' | 'transparent' | 'opaque' | null;
 };
 type Ctx = z.core.$RefinementCtx<unknown>;
 
-/** The file format a model makes for a request: what it asks, else the model's own default. */
-export const outputFormatOf = (request: Request, model: ImageModel): 'png' | 'jpeg' =>
-  model.outputFormat ? (request.output_format ?? (request.background === 'transparent' ? 'png' : model.defaultOutputFormat)) : 'jpeg';
+/**
+ * The file format the vendor is asked to make: what the request asks where the model makes it;
+ * for webp (which no model makes) PNG, a lossless source that keeps any alpha; else the model's
+ * own default. A model without the field makes JPEG only.
+ */
+export function outputFormatOf(request: Request, model: ImageModel): 'png' | 'jpeg' {
+  if (!model.outputFormat) return 'jpeg';
+  const asked = request.output_format;
+  if (asked === 'png' || asked === 'jpeg') return asked;
+  if (asked === 'webp' || request.background === 'transparent') return 'png';
+  return model.defaultOutputFormat;
+}
+
+/** The file format the client gets: what it asked, else what the model makes. */
+export const deliveredFormatOf = (request: Request, model: ImageModel): OutputFormat =>
+  request.output_format ?? outputFormatOf(request, model);
 
 /**
- * output_format and background, per model: a model without the field honours only what it makes
- * anyway (JPEG; an opaque background), anything else is a 400 naming the field and the models
- * that take it, never a silent downgrade.
+ * What the worker does to the vendor's image before it is stored: convert it to the asked
+ * format when the vendor cannot make it, or re-encode it at the asked compression. `quality` is
+ * the encoder's (1-100); none: the file is stored as the vendor made it.
+ */
+export function conversionOf(request: Request, model: ImageModel): { format: OutputFormat; quality?: number } | undefined {
+  const format = deliveredFormatOf(request, model);
+  const compression = request.output_compression ?? undefined;
+  if (compression === undefined && format === outputFormatOf(request, model)) return undefined;
+  // OpenAI's output_compression is a level where 100 keeps the most: an encoder's quality, whose floor is 1
+  return { format, ...(compression !== undefined ? { quality: Math.max(1, compression) } : {}) };
+}
+
+/**
+ * output_format, output_compression and background, per model: png, jpeg and webp are made by the
+ * vendor or converted by the worker; compression applies to jpeg and webp only (as at OpenAI); a
+ * transparent background needs a model that makes one and a format with alpha, never a silent downgrade.
  */
 export function checkOutputFields(
   request: Request,
@@ -25,8 +55,12 @@ export function checkOutputFields(
   ctx: Ctx,
 ) {
   const refuse = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  if (request.output_format === 'png' && !model.outputFormat) {
-    refuse('output_format', `${request.model} makes JPEG only; output_format "png" is taken by ${takers((m) => m.outputFormat)}`);
+  const delivered = deliveredFormatOf(request, model);
+  if (request.output_compression != null && delivered === 'png') {
+    refuse(
+      'output_compression',
+      `output_compression applies to jpeg and webp only; this request's output_format is png${request.output_format ? '' : ` (${request.model}'s default)`}`,
+    );
   }
   if (request.background !== 'transparent') return;
   if (!model.background) {
@@ -34,8 +68,8 @@ export function checkOutputFields(
       'background',
       `${request.model} cannot make a transparent background; background "transparent" is taken by ${takers((m) => m.background)}`,
     );
-  } else if (outputFormatOf(request, model) === 'jpeg') {
-    refuse('background', 'background "transparent" needs output_format "png": JPEG has no transparency');
+  } else if (delivered === 'jpeg') {
+    refuse('background', 'background "transparent" needs output_format "png" or "webp": JPEG has no transparency');
   } else if (model.transparentNeedsImage && imageCount === 0) {
     refuse('background', `${request.model} makes a transparent background only from an input image (send image)`);
   }

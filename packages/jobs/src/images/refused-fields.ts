@@ -17,7 +17,6 @@ export const refusedOpenAIFields = {
     .nullable()
     .optional()
     .describe('"auto" only: the vendor moderates every request at its own level'),
-  output_compression: refused('output_compression', 'the vendor sets its own compression'),
   input_fidelity: refused('input_fidelity', 'these models have no input fidelity setting'),
   complexity: refused('complexity', 'these models have no complexity setting'),
   frame_count: refused('frame_count', 'these models make still images'),

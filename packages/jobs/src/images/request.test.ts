@@ -116,11 +116,12 @@ const cases: Case[] = [
     { image: URL_IMG, sequential_image_generation: 'auto', sequential_image_generation_options: { max_images: 15 } },
     'sequential_image_generation_options.max_images',
   ],
-  // output_format: 5.0 only
+  // output_format: made by the models that make it, converted by the worker elsewhere (webp always)
   ['output_format png on 5.0', [GEN[0]!], { output_format: 'png' }, null],
   ['output_format jpeg on 5.0', [GEN[0]!], { output_format: 'jpeg' }, null],
-  ['output_format webp on 5.0', [GEN[0]!], { output_format: 'webp' }, 'output_format'],
-  ['output_format png on JPEG-only models', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'png' }, 'output_format'],
+  ['output_format webp (converted)', ALL, { output_format: 'webp' }, null],
+  ['output_format gif (no model makes one)', ALL, { output_format: 'gif' }, 'output_format'],
+  ['output_format png on JPEG-only models (converted)', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'png' }, null],
   ['output_format jpeg on JPEG-only models (what they make)', [T2I, EDIT, GEN[1]!, GEN[2]!], { output_format: 'jpeg' }, null],
   ['output_format null (OpenAI: the default)', ALL, { output_format: null }, null],
   ['output_format png and jpeg on 5.0 pro and 5.5', DESIGN, { output_format: 'jpeg' }, null],
@@ -182,7 +183,14 @@ const cases: Case[] = [
   // unknown fields are refused, not ignored
   ['moderation auto (the vendor moderates)', ALL, { moderation: 'auto' }, null],
   ['moderation low', ALL, { moderation: 'low' }, 'moderation'],
-  ['output_compression', ALL, { output_compression: 80 }, 'output_compression'],
+  // output_compression: jpeg and webp only, as at OpenAI
+  ['output_compression on what the model makes as JPEG', ALL, { output_compression: 80 }, null],
+  ['output_compression with webp', ALL, { output_format: 'webp', output_compression: 0 }, null],
+  ['output_compression with png', ALL, { output_format: 'png', output_compression: 80 }, 'output_compression'],
+  ['output_compression on a model whose default is PNG', DESIGN, { output_compression: 80 }, 'output_compression'],
+  ['output_compression over 100', ALL, { output_format: 'jpeg', output_compression: 101 }, 'output_compression'],
+  ['output_compression not an integer', ALL, { output_format: 'jpeg', output_compression: 50.5 }, 'output_compression'],
+  ['background transparent with webp', [V55], { background: 'transparent', output_format: 'webp' }, null],
   ['output_compression null (OpenAI: the default)', ALL, { output_compression: null }, null],
   ['input_fidelity', ALL, { input_fidelity: 'high' }, 'input_fidelity'],
   ['typo in a field name', ALL, { watermarks: false }, 'watermarks'],

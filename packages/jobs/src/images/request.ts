@@ -57,10 +57,18 @@ export const imageRequestFields = z.strictObject({
     .max(10, 'guidance_scale must be within [1, 10]')
     .optional(),
   output_format: z
-    .enum(['png', 'jpeg'], { error: 'output_format must be "png" or "jpeg": these models make no webp, gif or svg' })
+    .enum(['png', 'jpeg', 'webp'], { error: 'output_format must be "png", "jpeg" or "webp": these models make no gif or svg' })
     .nullable()
     .optional()
-    .describe('The file format: png or jpeg where the model takes it (its default otherwise); jpeg-only models take jpeg'),
+    .describe('The file format: made by the model where it can (its default otherwise), converted by the relay where it cannot'),
+  output_compression: z
+    .number({ error: 'output_compression must be an integer' })
+    .int('output_compression must be an integer')
+    .min(0, 'output_compression must be within [0, 100]')
+    .max(100, 'output_compression must be within [0, 100]')
+    .nullable()
+    .optional()
+    .describe("jpeg and webp: OpenAI's compression level, 100 (the default) the least compressed; the relay re-encodes the image at it"),
   background: z
     .enum(['auto', 'transparent', 'opaque'], { error: 'background must be "auto", "transparent" or "opaque"' })
     .nullable()
