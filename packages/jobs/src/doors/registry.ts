@@ -4,6 +4,7 @@ import type { QueueName } from '../queues.js';
 import { CAPABILITIES } from './capabilities.js';
 import type { AnyDoor } from './door.js';
 import { geminiSpeechDoor } from './gemini-speech.js';
+import { interactionsSpeechDoor } from './interactions-speech.js';
 import { openAIImagesDoor } from './openai-images.js';
 import { openAISpeechDoor } from './openai-speech.js';
 import { openAIEditsDoor } from './openai-edits.js';
@@ -14,7 +15,13 @@ import { openAIEditsDoor } from './openai-edits.js';
  * list it, and lookups answer its jobs in its dialect.
  */
 export function createDoors(catalog: Catalog) {
-  const doors: AnyDoor[] = [openAIImagesDoor(catalog), openAIEditsDoor(catalog), geminiSpeechDoor(catalog), openAISpeechDoor(catalog)];
+  const doors: AnyDoor[] = [
+    openAIImagesDoor(catalog),
+    openAIEditsDoor(catalog),
+    geminiSpeechDoor(catalog),
+    openAISpeechDoor(catalog),
+    interactionsSpeechDoor(catalog),
+  ];
   const byName = new Map(doors.map((door) => [door.name, door]));
   const batchEndpoints = doors.flatMap((door) => door.batch?.urls ?? []);
   /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
