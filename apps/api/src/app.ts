@@ -46,6 +46,7 @@ import { createKeySealer } from '@relay/channels';
 import { rateLimit } from './limits/rate-limit.js';
 import { modelsRoutes } from './models/routes.js';
 import { doorRoutes } from './doors/door-routes.js';
+import { jobControlRoutes } from './jobs/control-routes.js';
 import type { TrafficRecorder } from './stats/traffic.js';
 
 export interface ApiDeps {
@@ -131,6 +132,7 @@ export function createApp(deps: ApiDeps) {
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
     parts: (jobId, after) => readParts(deps.redis, config.REDIS_PREFIX, jobId, after),
+    keepSeconds: config.JOB_KEEP_SECONDS,
     log,
   };
   const routes = Object.fromEntries(
@@ -159,17 +161,21 @@ export function createApp(deps: ApiDeps) {
   for (const door of deps.doors.all) {
     app.use(doorRoutes(door, { ...deps, urls, jobs, routes, publicBase, limit: limits.requests }));
   }
+  const jobReads = {
+    accounts: deps.accounts,
+    keys: GOOGLE_KEYS,
+    readLimit: limits.reads,
+    cache: createAnswerCache(config.ANSWER_CACHE_BYTES),
+    queues: deps.queues,
+    doors: deps.doors,
+    store: deps.store,
+    publicBase,
+    redis: deps.redis,
+    prefix: config.REDIS_PREFIX,
+  };
   app.use(
-    jobsRoutes({
-      accounts: deps.accounts,
-      keys: GOOGLE_KEYS,
-      readLimit: limits.reads,
-      cache: createAnswerCache(config.ANSWER_CACHE_BYTES),
-      queues: deps.queues,
-      doors: deps.doors,
-      store: deps.store,
-      publicBase,
-    }),
+    jobsRoutes(jobReads),
+    jobControlRoutes({ ...jobReads, life: deps.life, keepSeconds: config.JOB_KEEP_SECONDS, requestLimit: limits.requests }),
     errorHandler('openai', log),
   );
   app.use(

@@ -14,6 +14,8 @@ export const jobMetaSchema = z.strictObject({
   door: z.string().max(100).optional(),
   /** The inbox of the api process that waits for it (@relay/life's notices). */
   inbox: z.string().max(200).optional(),
+  /** Cancel-After: the epoch ms by which its upstream call must have begun; later, it ends cancelled, uncharged. */
+  deadline: z.number().int().optional(),
   /** A batch line: its batch, its line number in the input and the caller's custom_id. */
   batch: z.strictObject({ id: z.string(), line: z.number().int().positive(), customId: z.string() }).optional(),
 });

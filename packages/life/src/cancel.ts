@@ -1,12 +1,46 @@
 import type { Job } from 'bullmq';
-import { AppError } from '@relay/core';
-import { removeIfWaiting, type QueueName } from '@relay/jobs';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { AppError, encodeFailure } from '@relay/core';
+import { removeIfWaiting, type JobMeta, type QueueName } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { notifyWaiters } from './notices.js';
 
 /** Why a worker refuses a job: its client left before its upstream call began; nothing was charged, nothing is retried. */
 export const cancelledError = () =>
   new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
+
+/** Why a job its owner did not leave was ended before it began: cancelled by id, or its Cancel-After deadline passed. */
+export type CancelReason = 'owner' | 'deadline';
+
+export const cancelledByError = (reason: CancelReason) =>
+  new AppError(
+    'cancelled',
+    reason === 'deadline'
+      ? 'the job had not begun by its Cancel-After deadline: it was cancelled, and nothing was charged'
+      : 'the job was cancelled by its owner before it began; nothing was charged',
+    { retryable: false },
+  );
+
+/**
+ * What is left of a job cancelled while it waited (the queue drops it): who owned it, the door
+ * it came by and its error, kept as long as a finished job is, so a later look, its events and a
+ * replay answer `cancelled` rather than "not found".
+ */
+export const cancelledKey = (prefix: string, jobId: string) => `${prefix}:job:${jobId}:cancelled`;
+const cancelledSchema = z.object({
+  reason: z.enum(['owner', 'deadline']),
+  accountId: z.string(),
+  door: z.string().optional(),
+  failedReason: z.string(),
+});
+export type CancelledJob = z.output<typeof cancelledSchema>;
+
+export async function readCancelled(redis: Redis, prefix: string, jobId: string): Promise<CancelledJob | undefined> {
+  const raw = await redis.get(cancelledKey(prefix, jobId));
+  const parsed = raw === null ? undefined : cancelledSchema.safeParse(JSON.parse(raw));
+  return parsed?.success ? parsed.data : undefined;
+}
 
 export interface CancelOptions {
   /** Runs once the money is given back, before the job is dropped (the api frees the Idempotency-Key there). */
@@ -39,5 +73,21 @@ export function createCancel(deps: LifeDeps, leaveSchedule: (queue: QueueName, j
     return true;
   }
 
-  return { cancel, drop };
+  /**
+   * Ends a job that has not begun, for its owner or its deadline: its money back as `cancel` does,
+   * its end kept (readCancelled) and told to whoever waits for it, as a failure in its dialect.
+   * False when its upstream call had begun: it runs to its end, charged for what it delivers.
+   */
+  async function cancelFor(queue: QueueName, job: Job, reason: CancelReason, keepSeconds: number): Promise<boolean> {
+    if (!(await deps.billing.cancel(job.id!)).applied) return false;
+    const meta = (job.data as { meta: JobMeta }).meta;
+    const failedReason = encodeFailure(cancelledByError(reason));
+    const record: CancelledJob = { reason, accountId: meta.accountId, ...(meta.door ? { door: meta.door } : {}), failedReason };
+    await deps.redis.set(cancelledKey(deps.prefix, job.id!), JSON.stringify(record), 'EX', keepSeconds);
+    await drop(queue, job);
+    await notifyWaiters(deps.redis, deps.prefix, { type: 'failed', jobId: job.id!, data: failedReason }, meta.inbox);
+    return true;
+  }
+
+  return { cancel, cancelFor, drop };
 }

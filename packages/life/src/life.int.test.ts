@@ -1,12 +1,13 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
-import { AppError, createLogger } from '@relay/core';
+import { AppError, createLogger, decodeFailure } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
 import { QUEUES, bullPrefix, type JobMeta, type QueueName } from '@relay/jobs';
 import { schedulerFor, type Scheduler } from '@relay/scheduler';
 import { startRedis, uniqueName, waitFor } from '@relay/testkit';
 import { createJobLife, type JobLife } from './life.js';
+import { readCancelled } from './cancel.js';
 
 /** A job's life against a real Redis, real BullMQ queues and the real schedule; the "worker" is this test. */
 const handle = await startRedis();
@@ -120,15 +121,42 @@ describe('cancel', () => {
     expect([await running(), await balance(), await job.getState()]).toEqual([0, 1_000, 'unknown']);
 
     const begun = await admit(reservation());
-    await life.begin(begun.id!);
+    await life.begin(begun);
     expect(await life.cancel('images', begun)).toBe(false);
-    await expect(life.begin((await admit(reservation())).id!)).resolves.toBeUndefined();
+    await expect(life.begin(await admit(reservation()))).resolves.toBeUndefined();
   });
 
   test('a worker holding a cancelled job refuses to call', async () => {
     const job = await admit(reservation());
     await life.cancel('images', job);
-    await expect(life.begin(job.id!)).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(life.begin(job)).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  test('for its owner: money back, its end kept and told to a waiter as a failure; a begun job is not cancelled', async () => {
+    const job = await admit(reservation());
+    const told: string[] = [];
+    const set = `${prefix}:job:${job.id}:waiters`;
+    const inbox = `${prefix}:inbox:test-${job.id}`;
+    await redis.multi().xadd(inbox, '*', 't', 'hello').sadd(set, inbox).exec();
+    expect(await life.cancelFor('images', job, 'owner', 60)).toBe(true);
+    expect([await running(), await balance(), await job.getState()]).toEqual([0, 1_000, 'unknown']);
+    const kept = await readCancelled(redis, prefix, job.id!);
+    expect(kept).toMatchObject({ reason: 'owner', accountId: job.data.meta.accountId });
+    expect(decodeFailure(kept!.failedReason)).toMatchObject({ code: 'cancelled', message: expect.stringMatching(/by its owner/) });
+    for (const [, fields] of await redis.xrange(inbox, '-', '+')) told.push(fields[1]!);
+    expect(told).toEqual(['hello', 'failed']);
+
+    const begun = await admit(reservation());
+    await life.begin(begun);
+    expect(await life.cancelFor('images', begun, 'owner', 60)).toBe(false);
+    expect(await readCancelled(redis, prefix, begun.id!)).toBeUndefined();
+  });
+
+  test('past its Cancel-After deadline a job does not begin: it is cancelled, its money back', async () => {
+    const job = await admit(reservation());
+    await job.updateData({ ...job.data, meta: { ...job.data.meta, deadline: Date.now() - 1 } });
+    await expect(life.begin(job)).rejects.toMatchObject({ code: 'cancelled', message: expect.stringMatching(/Cancel-After deadline/) });
+    expect(await balance()).toBe(1_000);
   });
 });
 
@@ -158,7 +186,7 @@ describe('running and ending', () => {
 
   test('a checkpoint that closes the calls frees the place in the same round trip; the charge and the end follow', async () => {
     const { job, ends } = await runOne(async (j) => {
-      await life.begin(j.id!);
+      await life.begin(j);
       await life.checkpoint(j, { generations: { 0: 'paid' } }, { callsOver: true });
       // read back as BullMQ reads it, and the place already free while the job goes on
       expect((await queues.images.getJob(j.id!))?.progress).toEqual({ generations: { 0: 'paid' } });

@@ -11,13 +11,14 @@ import { createRunning } from './running.js';
  */
 export function createJobLife(deps: LifeDeps) {
   const admission = createAdmission(deps);
-  const { cancel, drop } = createCancel(deps, admission.leaveSchedule);
+  const { cancel, cancelFor, drop } = createCancel(deps, admission.leaveSchedule);
   const running = createRunning(deps);
   const ends = createEnds(deps, running);
   return {
     admit: admission.admit,
     feed: admission.feed,
     cancel,
+    cancelFor,
     drop,
     begin: running.begin,
     checkpoint: running.checkpoint,

@@ -14,8 +14,8 @@ import notifyLua from './lua/notify.lua';
 export const inboxKey = (prefix: string, processId: string) => `${prefix}:inbox:${processId}`;
 export const waiterSetKey = (prefix: string, jobId: string) => `${prefix}:job:${jobId}:waiters`;
 
-/** What a notice says: the job completed (with its result), failed for good (with its reason), was removed, or delivered a part. */
-export type NoticeType = 'completed' | 'failed' | 'removed' | 'partial';
+/** What a notice says: the job completed (with its result), failed for good (with its reason), was removed, delivered a part, or began its upstream call. */
+export type NoticeType = 'completed' | 'failed' | 'removed' | 'partial' | 'started';
 
 export interface Notice {
   type: NoticeType;
@@ -41,7 +41,7 @@ const notify = luaCommand({
  */
 export async function notifyWaiters(redis: ScriptHost, prefix: string, notice: Notice, inbox: string | undefined) {
   const set = waiterSetKey(prefix, notice.jobId);
-  const final = notice.type === 'partial' ? '0' : '1';
+  const final = notice.type === 'partial' || notice.type === 'started' ? '0' : '1';
   await notify(
     redis,
     { waiters: set, inbox: inbox ?? set },
@@ -67,8 +67,12 @@ export async function notifyEnd(redis: ScriptHost, prefix: string, job: Job, end
   await notifyWaiters(redis, prefix, { type, jobId: job.id!, data }, inboxOf(job));
 }
 
-/** One image of a streamed set, stored: the waiting caller sends it on at once. */
+/** One image of a set, stored: the waiting caller (a stream) sends it on at once, and so do those following the job's events. */
 export async function notifyPartial(redis: ScriptHost, prefix: string, job: Job, file: StoredFile) {
-  const inbox = inboxOf(job);
-  if (inbox) await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inbox);
+  await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inboxOf(job));
+}
+
+/** The job's upstream call began: told to those following its events (its waiter set), not to the caller that waits for its end. */
+export async function notifyStarted(redis: ScriptHost, prefix: string, jobId: string) {
+  await notifyWaiters(redis, prefix, { type: 'started', jobId, data: '' }, undefined);
 }

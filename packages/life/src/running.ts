@@ -1,9 +1,10 @@
 import type { Job } from 'bullmq';
 import { luaCommand, runSteps, valueOf } from '@relay/core';
-import type { QueueName } from '@relay/jobs';
+import type { JobMeta, QueueName } from '@relay/jobs';
 import { z } from 'zod';
 import type { LifeDeps } from './deps.js';
-import { cancelledError } from './cancel.js';
+import { cancelledByError, cancelledError } from './cancel.js';
+import { notifyStarted } from './notices.js';
 import checkpointLua from './lua/checkpoint.lua';
 
 const checkpointScript = luaCommand({
@@ -36,9 +37,19 @@ export function createRunning(deps: LifeDeps) {
   };
 
   return {
-    /** Right before the upstream call: the last moment its client can cancel it for free (then it must not call). */
-    async begin(jobId: string) {
-      if (!(await deps.billing.begin(jobId))) throw cancelledError();
+    /**
+     * Right before the upstream call: the last moment its client can cancel it for free (then it
+     * must not call). A job past its Cancel-After deadline is cancelled here instead, uncharged.
+     * Those following its events hear that it began.
+     */
+    async begin(job: Job) {
+      const deadline = (job.data as { meta?: JobMeta }).meta?.deadline;
+      if (deadline !== undefined && Date.now() > deadline) {
+        await deps.billing.cancel(job.id!);
+        throw cancelledByError('deadline');
+      }
+      if (!(await deps.billing.begin(job.id!))) throw cancelledError();
+      notifyStarted(deps.redis, deps.prefix, job.id!).catch(failed(job.id, 'could not tell that the job began'));
     },
 
     /**

@@ -8,6 +8,7 @@ import type { JobLife } from '@relay/life';
 import type { Dialect } from '../http/dialects.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
+import { parseCancelAfter } from '../http/cancel-after.js';
 import { answer, jobLink, type Presenter } from './answer.js';
 import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
@@ -29,6 +30,8 @@ export interface JobRequestDeps {
   wait: { defaultMs: number; maxMs: number };
   /** A job's parts stream, for answers sent while their job runs. */
   parts: ReadParts;
+  /** How long a job's end is kept (JOB_KEEP_SECONDS): a cancelled job's too. */
+  keepSeconds: number;
   log: Logger;
 }
 
@@ -101,6 +104,7 @@ async function admit<P extends { meta: JobMeta }>(
   budgetMs: number,
   client: AbortSignal,
   idemKey?: string,
+  cancelAfterMs?: number,
 ) {
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
@@ -137,7 +141,10 @@ async function admit<P extends { meta: JobMeta }>(
             // input images are fetched and stored without holding a place at the gate
             prepare: () => deps.gate.outside(() => spec.prepare(jobId)),
             // its end is told to this process's inbox, and to no other; nobody waits for an async job
-            meta: budgetMs > 0 ? { inbox: route.handle.inbox.key } : {},
+            meta: {
+              ...(budgetMs > 0 ? { inbox: route.handle.inbox.key } : {}),
+              ...(cancelAfterMs !== undefined ? { deadline: Date.now() + cancelAfterMs } : {}),
+            },
             // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
             // of requests during a burst, and unpaced their next steps run back to back
             pace: () => route.handle.turns.next(),
@@ -178,15 +185,28 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
   if (idemKey !== undefined && (idemKey.length === 0 || idemKey.length > 255)) {
     throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', { param: 'Idempotency-Key' });
   }
+  const cancelAfterMs = parseCancelAfter(req);
   const client = new AbortController();
+  let deadline: NodeJS.Timeout | undefined;
   res.on('close', () => {
+    clearTimeout(deadline);
     if (!res.writableFinished) client.abort();
   });
   for (let attempt = 0; ; attempt++) {
-    const { job, fresh, wait } = await admit(res, deps, route, spec, budgetMs, client.signal, idemKey);
+    const { job, fresh, wait } = await admit(res, deps, route, spec, budgetMs, client.signal, idemKey, cancelAfterMs);
     if (fresh) {
       cancelWhenGone(client.signal, res, job, deps, route, idemKey);
       res.removeHeader('Idempotent-Replayed');
+      // the worker would find it late only when it takes it: a caller who waits is told at the deadline
+      if (cancelAfterMs !== undefined && budgetMs > 0) {
+        clearTimeout(deadline);
+        deadline = setTimeout(() => {
+          deps.life
+            .cancelFor(route.queue, job, 'deadline', deps.keepSeconds)
+            .catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel a job past its deadline'));
+        }, cancelAfterMs);
+        deadline.unref();
+      }
     } else {
       res.set('Idempotent-Replayed', 'true');
     }

@@ -22,7 +22,7 @@ export function createInbox(reader: Redis, writer: Redis, prefix: string, log: L
   const key = inboxKey(prefix, `${process.pid}-${randomBytes(6).toString('hex')}`);
   const listeners = new Set<(notice: Notice) => void>();
   /** Notices this process received, by type (a metric: it must only ever hear of its own jobs). */
-  const received: Record<NoticeType, number> = { completed: 0, failed: 0, removed: 0, partial: 0 };
+  const received: Record<NoticeType, number> = { completed: 0, failed: 0, removed: 0, partial: 0, started: 0 };
   let stopped = false;
   let untrimmed = 0;
   // from the start: nothing in it is old news (it is this process's own, trimmed as it is read)

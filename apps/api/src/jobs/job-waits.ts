@@ -22,6 +22,8 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
   const waiting = new Map<string, Set<(end: WaitEnd, outcome?: Outcome) => void>>();
   /** Waits that take the job's parts as they come (a streamed answer). */
   const parts = new Map<string, (data: string) => void>();
+  /** Waits that hear when the job's upstream call begins (its events). */
+  const starts = new Map<string, () => void>();
   const wake = (jobId: string, end: WaitEnd, outcome?: Outcome) => {
     const waiters = waiting.get(jobId);
     if (!waiters) return;
@@ -30,6 +32,7 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
   };
   inbox.listen(({ type, jobId, data }) => {
     if (type === 'partial') return void parts.get(jobId)?.(data);
+    if (type === 'started') return void starts.get(jobId)?.();
     if (!waiting.has(jobId)) return;
     // thousands of jobs may end in one read of the inbox: their answers are built a few per turn
     turns.run(() => {
@@ -52,8 +55,10 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
       budgetMs: number,
       client?: AbortSignal,
       onPart?: (data: string) => void,
+      onStarted?: () => void,
     ): { ended: Promise<Ended>; cancel(): void } {
       if (onPart) parts.set(jobId, onPart);
+      if (onStarted) starts.set(jobId, onStarted);
       let finish: (end: WaitEnd, outcome?: Outcome) => void = () => {};
       const ended = new Promise<Ended>((resolve) => {
         const onLeft = () => finish('left');
@@ -61,6 +66,7 @@ export function createJobWaits(inbox: Inbox, stop: AbortSignal, turns: Turns) {
         finish = (end: WaitEnd, outcome?: Outcome) => {
           clearTimeout(timer);
           if (onPart && parts.get(jobId) === onPart) parts.delete(jobId);
+          if (onStarted && starts.get(jobId) === onStarted) starts.delete(jobId);
           client?.removeEventListener('abort', onLeft);
           const waiters = waiting.get(jobId);
           waiters?.delete(finish);

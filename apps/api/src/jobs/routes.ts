@@ -1,15 +1,17 @@
 import express, { type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { ZodOpenApiContentObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { AppError, parseOrThrow, type BlobStore } from '@relay/core';
-import { capabilityOfJobId, errorResponses, isJobId, jobObjectSchema, type Doors, type JobMeta, type Payload } from '@relay/jobs';
+import { parseOrThrow, type BlobStore } from '@relay/core';
+import type { Redis } from 'ioredis';
+import { errorResponses, jobObjectSchema, type Doors, type Payload, type QueueName } from '@relay/jobs';
 import { authenticate, type KeySource } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import { ANY_KEY_SECURITY, jsonAnswer } from '../openapi/parts.js';
 import { answer } from './answer.js';
 import type { AnswerCache } from './answer-cache.js';
 import type { Queues } from './queues.js';
-import { settledOutcome } from './run-job.js';
+import { ownedJob } from './job-lookup.js';
+import { sendError } from '../http/dialects.js';
 
 const jobPath = z.object({ id: z.string().describe('The id a 202 named (Location, id)') });
 
@@ -23,6 +25,9 @@ export interface JobsRouteDeps {
   doors: Doors;
   store: BlobStore;
   publicBase: (req: Request) => string;
+  /** Where a cancelled job's end is kept (REDIS_PREFIX). */
+  redis: Redis;
+  prefix: string;
 }
 
 /**
@@ -30,22 +35,18 @@ export interface JobsRouteDeps {
  * would have returned, in the dialect of the door the job came in by. Jobs of other accounts
  * are indistinguishable from missing ones.
  */
-export function jobsRoutes({ accounts, keys, readLimit, cache, queues, doors, store, publicBase }: JobsRouteDeps) {
+export function jobsRoutes(deps: JobsRouteDeps) {
+  const { accounts, keys, readLimit, cache, store, publicBase } = deps;
   const router = express.Router();
   router.get('/v1/jobs/:id', authenticate(accounts, keys), readLimit, async (req, res) => {
     const { id } = parseOrThrow(jobPath, req.params);
     const accountId = res.locals.caller!.accountId;
-    const capability = isJobId(id) ? capabilityOfJobId(id) : undefined;
-    const handle = capability && queues[capability.id];
-    const outcome = handle && (await settledOutcome(handle, id));
-    if (!capability || !outcome || outcome.state === 'gone' || (outcome.job.data as { meta: JobMeta }).meta.accountId !== accountId) {
-      throw new AppError('not_found', `no job ${id}`);
-    }
-    const door = doors.ofJob(capability.id, (outcome.job.data as { meta: JobMeta }).meta);
+    const { handle, door, outcome } = await ownedJob(id, accountId, deps);
     res.locals.dialect = door.dialect;
+    if (outcome.state === 'cancelled') return void sendError(res, outcome.error, door.dialect);
     const base = publicBase(req);
     const present = cache.presenter(`${id} ${base}`, accountId, (job, result) =>
-      door.present(job.data as Payload<typeof capability.id>, result, { publicBase: base, store }),
+      door.present(job.data as Payload<QueueName>, result, { publicBase: base, store }),
     );
     await answer(res, handle, outcome, present, door.dialect, store);
   });
@@ -87,6 +88,34 @@ export function jobPaths(doors: Doors): ZodOpenApiPathsObject {
         responses: {
           '200': { description: 'The finished job, as its endpoint answers', content: finishedContent(doors) },
           '202': jsonAnswer('Still running', jobObjectSchema),
+          ...errorResponses('openai', [401, 404, 409, 429]),
+        },
+      },
+    },
+    '/v1/jobs/{id}/cancel': {
+      post: {
+        tags: ['jobs'],
+        summary: 'Cancel a job that has not begun',
+        description:
+          'The whole reservation is released and the job ends `cancelled` (its waiting caller, events and later looks say so). A job whose upstream call began runs to its end and is charged for what it delivers: 409, as for a finished one.',
+        security: ANY_KEY_SECURITY,
+        requestParams: { path: jobPath },
+        responses: {
+          '200': jsonAnswer('Cancelled (again, for a job cancelled already)', jobObjectSchema),
+          ...errorResponses('openai', [401, 404, 409, 429]),
+        },
+      },
+    },
+    '/v1/jobs/{id}/events': {
+      get: {
+        tags: ['jobs'],
+        summary: "A job's events as they happen",
+        description:
+          'Server-sent events, each `{type, job, ...}`: `queued` or `started`, then `image` (`index`, `file_id`) per stored image and `audio` per piece of a clip as it is made (`seq`) or the stored clip (`file_id`), then exactly one of `completed`, `failed` or `cancelled` (with `error`), and the stream ends. A finished job answers its end at once.',
+        security: ANY_KEY_SECURITY,
+        requestParams: { path: jobPath },
+        responses: {
+          '200': { description: 'The events', content: { 'text/event-stream': { schema: z.string() } } },
           ...errorResponses('openai', [401, 404, 429]),
         },
       },

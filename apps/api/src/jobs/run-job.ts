@@ -21,13 +21,14 @@ export async function waitForJob<R>(
   budgetMs: number,
   client?: AbortSignal,
   onPart?: (data: string) => void,
+  onStarted?: () => void,
 ): Promise<Outcome<R>> {
   const deadline = Date.now() + budgetMs;
   for (;;) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return settledOutcome<R>(handle, jobId);
     // registered before the state is read: a notice between the two still ends the wait
-    const wait = handle.waits.register(jobId, nextLook(handle, remaining), client, onPart);
+    const wait = handle.waits.register(jobId, nextLook(handle, remaining), client, onPart, onStarted);
     let outcome: Outcome<R>;
     try {
       await handle.inbox.watch(jobId);

@@ -52,7 +52,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
         value: { value: speech, vendorModel },
         channel,
       } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
-        await deps.life.begin(job.id!);
+        await deps.life.begin(job);
         return vendorModels.call(modelId, model, vendorModel, (chosen) =>
           upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
         );

@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * The caller's controls over a job by id: cancel, Cancel-After deadlines and the job's events.
+ * One upstream call at a time, and the simulator holding it: a job behind the held one has surely
+ * not begun, whatever the machine's speed.
+ */
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' } });
+}, 60_000);
+afterAll(() => stack?.close());
+beforeEach(async () => {
+  await stack.release();
+  await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
+});
+
+const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk' };
+const generate = (key: string, headers: Record<string, string> = {}) =>
+  fetch(`${stack.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
+    body: JSON.stringify(IMAGE),
+  });
+const queued = async (key: string, headers: Record<string, string> = {}) => {
+  const res = await generate(key, { prefer: 'respond-async', ...headers });
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { id: string }).id;
+};
+const jobs = (key: string, path: string, method = 'GET') =>
+  fetch(`${stack.url}/v1/jobs/${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+/** A job that holds the one upstream slot until the test releases it. */
+async function holdTheSlot(key: string) {
+  await stack.fault({ type: 'hold', api: 'images' });
+  const id = await queued(key);
+  await vi.waitFor(async () => expect((await stack.simStats()).holding).toBe(1), { timeout: 20_000 });
+  return id;
+}
+const money = async (accountId: string) => {
+  const { reserved, ledger } = await stack.account(accountId);
+  return { reserved, settled: ledger.filter((e) => e.type === 'settle').length };
+};
+
+/** An events stream read as it comes: the event types so far, and the next on demand. */
+function events(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const seen: Array<{ type: string; [key: string]: unknown }> = [];
+  return {
+    seen,
+    async until(type: string) {
+      while (!seen.some((e) => e.type === type)) {
+        const step = await reader.read();
+        if (step.done) throw new Error(`the stream ended before ${type}: ${JSON.stringify(seen)}`);
+        text += decoder.decode(step.value, { stream: true });
+        const blocks = text.split('\n\n');
+        text = blocks.pop()!;
+        for (const block of blocks) seen.push(JSON.parse(block.split('\ndata: ')[1]!) as { type: string });
+      }
+      return seen.map((e) => e.type);
+    },
+  };
+}
+
+describe('POST /v1/jobs/{id}/cancel', () => {
+  test('a job that has not begun: cancelled, its money back, and so it stays; a begun or finished one is a 409', async () => {
+    const { key, accountId } = await stack.newKey();
+    const running = await holdTheSlot(key);
+    const waiting = await queued(key);
+
+    const cancelled = await jobs(key, `${waiting}/cancel`, 'POST');
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toMatchObject({ id: waiting, object: 'relay.job', status: 'cancelled' });
+    expect((await jobs(key, `${waiting}/cancel`, 'POST')).status).toBe(200);
+    const looked = await jobs(key, waiting);
+    expect(looked.status).toBe(409);
+    expect(await looked.json()).toMatchObject({ error: { code: 'cancelled', message: expect.stringMatching(/cancelled by its owner/) } });
+
+    const begun = await jobs(key, `${running}/cancel`, 'POST');
+    expect(begun.status).toBe(409);
+    expect(await begun.json()).toMatchObject({ error: { code: 'conflict', message: expect.stringMatching(/has begun/) } });
+    await stack.release();
+    await vi.waitFor(async () => expect((await jobs(key, running)).status).toBe(200), { timeout: 20_000 });
+    expect((await jobs(key, `${running}/cancel`, 'POST')).status).toBe(409);
+    // the cancelled job held nothing and was charged nothing; the held one was charged once
+    expect(await money(accountId)).toEqual({ reserved: 0, settled: 1 });
+  });
+
+  test("another account's job, or none: 404, the same for both", async () => {
+    const owner = await stack.newKey();
+    const other = await stack.newKey();
+    await holdTheSlot(owner.key);
+    const waiting = await queued(owner.key);
+    for (const path of [`${waiting}/cancel`, 'img_00000000000000000000000000000000/cancel']) {
+      const res = await jobs(other.key, path, 'POST');
+      expect(res.status).toBe(404);
+    }
+    expect((await jobs(other.key, waiting)).status).toBe(404);
+  });
+});
+
+describe('Cancel-After', () => {
+  test('a caller waiting on a job that has not begun by its deadline gets a 409 cancelled, and nothing is charged', async () => {
+    const { key, accountId } = await stack.newKey();
+    await holdTheSlot(key);
+    const res = await generate(key, { 'cancel-after': '300ms', prefer: 'wait=60' });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: { code: 'cancelled', message: expect.stringMatching(/Cancel-After deadline/) } });
+    expect((await money(accountId)).settled).toBe(0);
+  });
+
+  test('an async job the worker reaches after its deadline is cancelled then, uncharged', async () => {
+    const { key, accountId } = await stack.newKey();
+    await holdTheSlot(key);
+    const late = await queued(key, { 'cancel-after': '200ms' });
+    await sleep(250); // the deadline passes while the held call keeps the job from beginning
+    await stack.release();
+    await vi.waitFor(async () => expect((await jobs(key, late)).status).toBe(409), { timeout: 20_000 });
+    expect(await (await jobs(key, late)).json()).toMatchObject({ error: { code: 'cancelled' } });
+    expect(await money(accountId)).toEqual({ reserved: 0, settled: 1 });
+  });
+
+  test('a malformed value is a 400 naming the header, before anything is held', async () => {
+    const { key, accountId } = await stack.newKey();
+    const res = await generate(key, { 'cancel-after': 'soon' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { param: 'Cancel-After' } });
+    expect((await stack.account(accountId)).reserved).toBe(0);
+  });
+});
+
+describe('GET /v1/jobs/{id}/events', () => {
+  test('queued, started, each image, completed, then the stream ends', async () => {
+    const { key } = await stack.newKey();
+    await holdTheSlot(key);
+    const id = await queued(key);
+    const stream = events(await jobs(key, `${id}/events`));
+    expect(await stream.until('queued')).toEqual(['queued']);
+    await stack.release();
+    expect(await stream.until('completed')).toEqual(['queued', 'started', 'image', 'completed']);
+    expect(stream.seen[2]).toMatchObject({ job: id, index: 0, file_id: expect.stringMatching(new RegExp(`^${id}-0\\.`)) });
+  });
+
+  test('a cancelled job: its stream ends with cancelled; a late subscriber of a finished job gets the end at once', async () => {
+    const { key } = await stack.newKey();
+    const first = await holdTheSlot(key);
+    const id = await queued(key);
+    const stream = events(await jobs(key, `${id}/events`));
+    await stream.until('queued');
+    expect((await jobs(key, `${id}/cancel`, 'POST')).status).toBe(200);
+    expect(await stream.until('cancelled')).toEqual(['queued', 'cancelled']);
+    expect(events(await jobs(key, `${id}/events`)).until('cancelled')).resolves.toEqual(['cancelled']);
+    await stack.release();
+    await vi.waitFor(async () => expect((await jobs(key, first)).status).toBe(200), { timeout: 20_000 });
+    expect(await events(await jobs(key, `${first}/events`)).until('completed')).toEqual(['image', 'completed']);
+  });
+});
