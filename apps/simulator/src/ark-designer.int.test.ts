@@ -53,6 +53,35 @@ describe('Seedream 5.0 pro and 5.5', () => {
     expect((await ark({ model: 'dola-seedream-5-5-261028', prompt: 'x' })).status).toBe(200);
   });
 
+  test('5.0 pro splits its input image into a base image and layers, each described as the volcengine SDK reads it', async () => {
+    const res = await ark({
+      model: PRO,
+      prompt: 'split the poster into 2 layers',
+      image: ref,
+      size: '2048x2048',
+      layer_decomposition: true,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: Array<Record<string, unknown> & { url: string }>; usage: { generated_images: number } };
+    expect(body.data).toHaveLength(3);
+    expect(body.data[0]).toMatchObject({ size: '2048x2048', output_format: 'png' });
+    expect(body.data[0]).not.toHaveProperty('z_index');
+    expect(body.data.slice(1)).toEqual([
+      expect.objectContaining({
+        size: '1024x1024',
+        output_format: 'png',
+        z_index: 1,
+        bounding_box: { absolute: [0, 0, 1024, 1024], normalized: [0, 0, 500, 500] },
+        name: 'background',
+        description: expect.any(String),
+      }),
+      expect.objectContaining({ z_index: 2, bounding_box: { absolute: [1024, 1024, 2048, 2048], normalized: [500, 500, 1000, 1000] } }),
+    ]);
+    expect(body.usage.generated_images).toBe(3);
+    const layer = Buffer.from(await (await fetch(body.data[1]!.url)).arrayBuffer());
+    expect(pngAlpha(layer).colourType).toBe(6);
+  });
+
   test.each([
     [{ model: PRO, prompt: 'x', background: 'transparent' }, 'background'],
     [{ model: V55, prompt: 'x', background: 'transparent', output_format: 'jpeg' }, 'background'],
@@ -65,6 +94,10 @@ describe('Seedream 5.0 pro and 5.5', () => {
     [{ model: PRO, prompt: 'x', image: Array(11).fill(ref) }, 'image'],
     [{ model: V55, prompt: 'x', size: '3K' }, 'size'],
     [{ model: V55, prompt: 'x', size: '3072x3072' }, 'size'],
+    [{ model: V55, prompt: 'x', layer_decomposition: true, image: ref }, 'layer_decomposition'],
+    [{ model: PRO, prompt: 'x', layer_decomposition: true }, 'layer_decomposition'],
+    [{ model: PRO, prompt: 'x', layer_decomposition: true, image: [ref, ref] }, 'layer_decomposition'],
+    [{ model: PRO, prompt: 'x', layer_decomposition: 'yes', image: ref }, 'layer_decomposition'],
   ])('refusal %#: 400 naming %s, in the vendor error shape', async (body, param) => {
     const res = await ark(body);
     expect(res.status).toBe(400);

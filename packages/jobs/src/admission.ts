@@ -2,6 +2,7 @@ import type { ImageModel, SpeechModel } from '@relay/core';
 import { imageCost, speechReservation } from '@relay/billing';
 import type { ImageRequest } from './images/request.js';
 import { maxImagesOf } from './images/request.js';
+import { layeredImagesOf } from './images/layers.js';
 import { endUserOf, generationsOf } from './images/openai-fields.js';
 import { speechJobCost } from './lanes.js';
 import { readChars, type SpeechRequest } from './speech/request.js';
@@ -19,7 +20,9 @@ export interface Hold {
 /** n independent generations, each up to its own maximum of images (`uploaded`: input images sent as files). */
 export function imageHold(model: ImageModel, request: ImageRequest, uploaded?: number): Hold {
   const inputs = uploaded ?? (request.image === undefined ? 0 : Array.isArray(request.image) ? request.image.length : 1);
-  const maxImages = maxImagesOf(request, inputs) * generationsOf(request);
+  // with layers, the base image and every layer the model may return are images delivered (and charged)
+  const perGeneration = request.layer_decomposition ? layeredImagesOf(model) : maxImagesOf(request, inputs);
+  const maxImages = perGeneration * generationsOf(request);
   const user = endUserOf(request);
   return {
     reservation: { model: request.model, amount: imageCost(model, maxImages), units: `${maxImages} images`, ...(user ? { user } : {}) },

@@ -6,6 +6,7 @@ export * from './images/size.js';
 export * from './images/input-image.js';
 export * from './images/request.js';
 export * from './images/output-fields.js';
+export * from './images/layers.js';
 export * from './nearest-model.js';
 export * from './images/openai-fields.js';
 export * from './images/job.js';

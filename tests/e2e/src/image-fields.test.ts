@@ -57,6 +57,7 @@ const SEEDREAM_FIELDS = [
 
 const catalog = loadCatalog({}).imageModels;
 const V55 = 'vendor-gen-5-5-261028';
+const PRO = 'vendor-gen-5-0-pro-260628';
 const T2I = 'vendor-gen-3-0-t2i-250415';
 const LITE = 'vendor-gen-5-0-260128';
 const JPEG_ONLY = 'vendor-gen-4-5-251128';
@@ -139,7 +140,7 @@ const EXPECTED: Record<string, Expectation> = {
   optimize_prompt_options: { relay: 'passed', body: { optimize_prompt_options: { mode: 'standard' } }, refusedOn: T2I },
   optimize_prompt: { relay: 'refused', body: { optimize_prompt: true } },
   tools: { relay: 'refused', model: LITE, body: { tools: [{ type: 'web_search' }] } },
-  layer_decomposition: { relay: 'refused', body: { layer_decomposition: true, image: INPUT } },
+  layer_decomposition: { relay: 'passed', model: PRO, body: { layer_decomposition: true, image: INPUT }, refusedOn: V55 },
 };
 
 const schema = imageRequestSchema(catalog);

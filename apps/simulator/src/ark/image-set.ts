@@ -5,11 +5,14 @@ import type { ImageFault } from '../faults.js';
 import { messageFor } from './errors.js';
 import type { LinkServe } from './links.js';
 import type { ArkRequest } from './validate.js';
+import { layerCount, layerInfo } from './layers.js';
 
 const hash = (text: string) => createHash('sha256').update(text).digest();
 
 /** The model decides how many images a set holds; here the prompt's "N images" or a stable pick. */
 export function setSize(request: ArkRequest): number {
+  // layers: the base image first, then each layer
+  if (request.layers) return 1 + layerCount(request);
   if (!request.sequential) return 1;
   const asked = /\b(\d{1,2})\s+(?:images|pictures|panels|frames)\b/i.exec(request.prompt);
   const count = asked ? Number(asked[1]) : 1 + (hash(request.prompt)[0]! % 4);
@@ -54,24 +57,31 @@ export function planImageSet(ctx: SimContext, request: ArkRequest, size: string,
       if (failure) {
         return { error: { code: failure.code, message: messageFor(failure.code) }, stops: failure.code.startsWith('Internal') };
       }
+      // a layer is a cut-out: a PNG with alpha the size of its box
+      const layer = request.layers && index > 0 ? layerInfo(index, setSize(request) - 1, width, height) : undefined;
       const spec: RenderSpec = {
-        width,
-        height,
-        format: request.outputFormat,
+        width: layer?.width ?? width,
+        height: layer?.height ?? height,
+        format: layer ? 'png' : request.outputFormat,
         watermark: request.watermark,
-        hue,
-        ...(request.transparent ? { alpha: true } : {}),
+        hue: layer ? (hue + index) % 8 : hue,
+        ...(request.transparent || layer ? { alpha: true } : {}),
       };
       const image: Record<string, unknown> =
         request.responseFormat === 'b64_json'
           ? { b64_json: renderImage(spec).toString('base64') }
           : { url: ctx.links.sign(`${requestId}_${index}.${spec.format}`, spec, undefined, link) };
-      image.size = size;
-      if (request.model.outputFormat) image.output_format = request.outputFormat;
+      image.size = layer ? `${layer.width}x${layer.height}` : size;
+      if (request.model.outputFormat) image.output_format = spec.format;
+      if (layer) {
+        const { width: _w, height: _h, ...info } = layer;
+        Object.assign(image, info);
+      }
       if (request.model.background) image.background = request.transparent ? 'transparent' : 'opaque';
       return { image, spec };
     },
     usage(delivered) {
+      // with layers, generated_images counts each layer too: how the vendor bills layers is not published
       const tokens = Math.round((delivered * width * height) / 256);
       const usage: ArkUsage = { generated_images: delivered, output_tokens: tokens, total_tokens: tokens };
       if (request.webSearch) usage.tool_usage = { web_search: 1 };

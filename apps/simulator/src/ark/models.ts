@@ -26,6 +26,8 @@ export interface ArkModel {
   /** `background: auto | transparent | opaque` (5.0 pro, 5.5); 5.0 pro makes transparency only from an input image. */
   background: boolean;
   transparentNeedsImage: boolean;
+  /** `layer_decomposition: true`: the one input image as a base image plus at most this many layers (5.0 pro: 16). */
+  maxLayers: number;
 }
 
 const generation = {
@@ -43,6 +45,7 @@ const generation = {
   defaultFormat: 'jpeg' as 'jpeg' | 'png',
   background: false,
   transparentNeedsImage: false,
+  maxLayers: 0,
 };
 
 /** 5.0 pro and 5.5: 1K/1.5K/2K, up to 10 references, PNG by default, `background`, no stream. */
@@ -104,7 +107,7 @@ const MODELS: ArkModel[] = [
     outputFormat: true,
     webSearch: true,
   },
-  { id: 'dola-seedream-5-0-pro-260628', ...designer, transparentNeedsImage: true },
+  { id: 'dola-seedream-5-0-pro-260628', ...designer, transparentNeedsImage: true, maxLayers: 16 },
   { id: 'seedream-5-5-261028', ...designer, sequential: false },
 ];
 

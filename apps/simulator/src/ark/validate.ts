@@ -27,6 +27,8 @@ export interface ArkRequest {
   webSearch: boolean;
   /** `background: transparent`: a PNG with alpha. */
   transparent: boolean;
+  /** `layer_decomposition: true`: the input image as a base image and its layers. */
+  layers: boolean;
 }
 
 export interface ValidationOptions {
@@ -102,6 +104,16 @@ function checkPromptMode(model: ArkModel, raw: unknown): 'standard' | 'fast' | A
     return bad('optimize_prompt_options.mode', `The mode fast is not supported by model ${model.id}.`);
   }
   return mode;
+}
+
+/** `layer_decomposition`: a boolean, on the models that split images, from exactly one input image. */
+function checkLayers(model: ArkModel, raw: unknown, images: number): boolean | ArkRejection {
+  if (raw === undefined || raw === false) return false;
+  if (raw !== true) return bad('layer_decomposition', 'The parameter `layer_decomposition` must be a boolean.');
+  if (model.maxLayers === 0)
+    return bad('layer_decomposition', `The parameter \`layer_decomposition\` is not supported by model ${model.id}.`);
+  if (images !== 1) return bad('layer_decomposition', 'The parameter `layer_decomposition` requires exactly one input image.');
+  return true;
 }
 
 /** `tools`: the web search only, on the models that have it. */
@@ -186,6 +198,8 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
   if (typeof mode !== 'string') return mode;
   const webSearch = checkTools(model, body.tools);
   if (typeof webSearch !== 'boolean') return webSearch;
+  const layers = checkLayers(model, body.layer_decomposition, images.length);
+  if (typeof layers !== 'boolean') return layers;
   const sequential = body.sequential_image_generation ?? 'disabled';
   if (sequential !== 'auto' && sequential !== 'disabled')
     return bad('sequential_image_generation', 'The parameter `sequential_image_generation` must be auto or disabled.');
@@ -223,5 +237,6 @@ export function validateArkRequest(body: Record<string, unknown>, options: Valid
     promptMode: mode,
     webSearch,
     transparent,
+    layers,
   };
 }

@@ -80,6 +80,7 @@ async function storeSlot(
       size: slot.size || measured || '',
       bytes: stored.bytes,
       contentType: stored.contentType,
+      ...(slot.layer ? { layer: slot.layer } : {}),
     };
   } catch (cause) {
     throw storeError(`image ${index}`, cause);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ImageModel } from '@relay/core';
-import type { ImageJob } from '@relay/jobs';
+import { layerSchema, type ImageJob } from '@relay/jobs';
 
 /**
  * What the image queue asks of a vendor, and what any vendor's adapter gives back: one shape for
@@ -8,9 +8,17 @@ import type { ImageJob } from '@relay/jobs';
  * vendor's field. A checkpointed answer keeps this shape in the job.
  */
 
-/** An image a vendor delivered: a link (valid for a while) or the bytes; `size` WxH as it said, '' if it did not. */
+/**
+ * An image a vendor delivered: a link (valid for a while) or the bytes; `size` WxH as it said, ''
+ * if it did not; `layer` when it is a layer of the image before it (layer_decomposition).
+ */
 export const deliveredImageSchema = z
-  .object({ url: z.string().min(1).optional(), b64_json: z.string().min(1).optional(), size: z.string().catch('') })
+  .object({
+    url: z.string().min(1).optional(),
+    b64_json: z.string().min(1).optional(),
+    size: z.string().catch(''),
+    layer: layerSchema.optional().catch(undefined),
+  })
   .refine((image) => image.url !== undefined || image.b64_json !== undefined, { message: 'an image is a link or bytes' });
 export type DeliveredImage = z.output<typeof deliveredImageSchema>;
 

@@ -104,6 +104,8 @@ export const defaultCatalog = {
       background: true,
       // the vendor makes a transparent background only from an input image (ModelArk's 5.0 pro page)
       transparentNeedsImage: true,
+      // a base image plus at most 16 layers, from exactly one input image (ModelArk's 5.0 pro page)
+      maxLayers: 16,
       stream: false,
       // the vendor's sizes are 1K, 1.5K and 2K: the SPEC's sizes shrink into its 2K tier
       upstreamSize: { keywords: ['2K'], maxPixels: 2048 * 2048 },

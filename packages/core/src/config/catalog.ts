@@ -40,6 +40,11 @@ const imageModelSchema = z.strictObject({
    */
   background: z.boolean().default(false),
   transparentNeedsImage: z.boolean().default(false),
+  /**
+   * The most layers the vendor splits an input image into (`layer_decomposition`; 0: the model does
+   * not take it). Each layer is an image delivered beside the base one: what a request reserves.
+   */
+  maxLayers: z.number().int().min(0).default(0),
   upstreamSize: upstreamSizeSchema,
   /** The modes of the vendor's optimize_prompt_options.mode the model takes (none: it takes no such field). */
   promptModes: z.array(z.enum(['standard', 'fast'])).default([]),

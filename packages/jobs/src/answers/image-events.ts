@@ -63,7 +63,12 @@ export async function* completionEvents(result: ImageJobResult, sent: ReadonlySe
       total_tokens: result.usage.total_tokens,
       generated_images: result.usage.generated_images,
     },
-    data: result.images.map((file) => ({ index: file.index, url: `${ctx.publicBase}/files/${file.fileId}`, size: file.size })),
+    data: result.images.map((file) => ({
+      index: file.index,
+      url: `${ctx.publicBase}/files/${file.fileId}`,
+      size: file.size,
+      ...file.layer,
+    })),
     ...(result.failed.length ? { failed: result.failed } : {}),
   });
 }

@@ -3,6 +3,20 @@ import { z } from 'zod';
 const filter = z.object({ filtered: z.boolean(), severity: z.string() });
 const contentFilter = z.object({ hate: filter, self_harm: filter, sexual: filter, violence: filter });
 
+/** A layer of an image (layer_decomposition): its own stored file and the vendor's description of it. */
+const layerEntry = z.object({
+  url: z.string(),
+  b64_json: z.string().optional(),
+  size: z.string(),
+  z_index: z.number().int().describe('Its place in the stack: higher lies above'),
+  bounding_box: z
+    .object({ absolute: z.array(z.number().int()).optional(), normalized: z.array(z.number().int()).optional() })
+    .optional()
+    .describe('Where it sits on the image: [x1, y1, x2, y2] in pixels (absolute) and normalized'),
+  name: z.string().optional(),
+  description: z.string().optional(),
+});
+
 /** The answer of POST /v1/images/generations (docs/api.md says how each field is derived). */
 export const imagesResponseSchema = z
   .object({
@@ -15,6 +29,10 @@ export const imagesResponseSchema = z
         revised_prompt: z.string(),
         content_filter_results: contentFilter,
         prompt_filter_results: contentFilter.extend({ profanity: z.object({ detected: z.boolean(), filtered: z.boolean() }) }),
+        layers: z
+          .array(layerEntry)
+          .optional()
+          .describe('With layer_decomposition: the layers the image was split into, each a stored file of its own'),
       }),
     ),
     output_format: z

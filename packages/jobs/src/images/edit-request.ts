@@ -57,7 +57,7 @@ export function editAsImageRequest(body: OpenAIEditBody): z.input<typeof imageRe
 
 /** Form fields the images API types as other than text. */
 const NUMBERS = new Set(['n', 'seed', 'guidance_scale', 'partial_images', 'max_images', 'output_compression']);
-const BOOLEANS = new Set(['watermark', 'stream']);
+const BOOLEANS = new Set(['watermark', 'stream', 'layer_decomposition']);
 const OBJECTS = new Set(['sequential_image_generation_options', 'optimize_prompt_options']);
 
 function typed(name: string, value: string): unknown {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobMetaSchema } from '../meta.js';
+import { layerSchema } from './layers.js';
 import { imageRequestFields } from './request.js';
 
 /**
@@ -26,6 +27,8 @@ export const storedFileSchema = z.strictObject({
   size: z.string(),
   bytes: z.number().int().min(0),
   contentType: z.string(),
+  /** A layer of the image stored before it (layer_decomposition), as the vendor described it. */
+  layer: layerSchema.optional(),
 });
 export type StoredFile = z.output<typeof storedFileSchema>;
 

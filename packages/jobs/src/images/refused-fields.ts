@@ -28,11 +28,6 @@ export const refusedOpenAIFields = {
 export const refusedVendorFields = {
   optimize_prompt: refused('optimize_prompt', "it is the vendor's older switch: use optimize_prompt_options"),
   tools: refused('tools', "5.0 lite's web search is not offered by this relay yet (its per-request fee is not charged)"),
-  layer_decomposition: z
-    .literal(false, { error: 'layer_decomposition is not supported yet: this relay does not deliver layers; omit it' })
-    .nullable()
-    .optional()
-    .describe('Not supported yet: only false, null or absent'),
 };
 
 /** OpenAI's edits take a `markup` image to draw from; the vendor has none. */

@@ -183,6 +183,26 @@ const cases: Case[] = [
   // unknown fields are refused, not ignored
   ['moderation auto (the vendor moderates)', ALL, { moderation: 'auto' }, null],
   ['moderation low', ALL, { moderation: 'low' }, 'moderation'],
+  // layer_decomposition: 5.0 pro, one input image, one answer
+  ['layer_decomposition from one image', [PRO], { layer_decomposition: true, image: URL_IMG }, null],
+  ['layer_decomposition false (asks nothing)', ALL, { layer_decomposition: false }, null],
+  ['layer_decomposition on a model without layers', [V55, ...GEN], { layer_decomposition: true, image: URL_IMG }, 'layer_decomposition'],
+  ['layer_decomposition without an image', [PRO], { layer_decomposition: true }, 'layer_decomposition'],
+  ['layer_decomposition from two images', [PRO], { layer_decomposition: true, image: [URL_IMG, URL_IMG] }, 'layer_decomposition'],
+  ['layer_decomposition with n 2', [PRO], { layer_decomposition: true, image: URL_IMG, n: 2 }, 'layer_decomposition'],
+  [
+    'layer_decomposition in a set',
+    [PRO],
+    { layer_decomposition: true, image: URL_IMG, sequential_image_generation: 'auto' },
+    'layer_decomposition',
+  ],
+  [
+    'layer_decomposition with a transparent background',
+    [PRO],
+    { layer_decomposition: true, image: URL_IMG, background: 'transparent' },
+    'background',
+  ],
+  ['layer_decomposition as a string', [PRO], { layer_decomposition: 'true', image: URL_IMG }, 'layer_decomposition'],
   // output_compression: jpeg and webp only, as at OpenAI
   ['output_compression on what the model makes as JPEG', ALL, { output_compression: 80 }, null],
   ['output_compression with webp', ALL, { output_format: 'webp', output_compression: 0 }, null],

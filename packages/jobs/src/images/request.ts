@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ownValue, type ImageModel } from '@relay/core';
 import { parseInputImage } from './input-image.js';
 import { generationsProblem, openAIImageFields } from './openai-fields.js';
+import { checkLayerFields } from './layers.js';
 import { checkOutputFields } from './output-fields.js';
 import { refusedOpenAIFields, refusedVendorFields } from './refused-fields.js';
 import { parseSize } from './size.js';
@@ -74,6 +75,13 @@ export const imageRequestFields = z.strictObject({
     .nullable()
     .optional()
     .describe("transparent: a PNG with alpha, on the models that make one (the catalog's background); opaque and auto on every model"),
+  layer_decomposition: z
+    .boolean({ error: 'layer_decomposition must be a boolean' })
+    .nullable()
+    .optional()
+    .describe(
+      "The input image split into layers, each delivered as an image with its z_index, bounding_box and name (the catalog's maxLayers)",
+    ),
   response_format: z.enum(['url', 'b64_json'], { error: 'response_format must be "url" or "b64_json"' }).optional(),
   watermark: z.boolean({ error: 'watermark must be a boolean' }).optional(),
   optimize_prompt_options: z
@@ -202,6 +210,7 @@ export function imageRequestSchema(models: Record<string, ImageModel>, uploaded?
     const imageCount = checkImages(request, model, ctx, uploaded) ?? 0;
     checkModelFields(request, model, models, ctx);
     checkOutputFields(request, model, imageCount, takersIn(models), ctx);
+    checkLayerFields(request, model, imageCount, takersIn(models), ctx);
     if (request.size !== undefined) {
       const parsed = parseSize(request.size);
       if (typeof parsed === 'string') refuse(ctx, ['size'], parsed);

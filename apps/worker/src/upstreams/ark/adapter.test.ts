@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
-import { deliveredOrThrow, toolsOf } from './adapter.js';
+import { deliveredOrThrow, neutralSlot, toolsOf } from './adapter.js';
+import { readArkAnswer } from './answer.js';
 import { arkRequestOf } from './request.js';
 
 describe('an Ark answer as the neutral set', () => {
@@ -22,6 +23,53 @@ describe('an Ark answer as the neutral set', () => {
     expect(() => deliveredOrThrow(stopped)).toThrow(
       expect.objectContaining({ kind: 'transient', message: 'no image delivered: InternalServiceError' }),
     );
+  });
+});
+
+describe('layers (layer_decomposition)', () => {
+  test("a slot with a z_index is a layer: the vendor's description kept under layer, the base image as it was", () => {
+    const answer = readArkAnswer(
+      {
+        data: [
+          { url: 'https://x/0', size: '2048x2048', output_format: 'png' },
+          {
+            url: 'https://x/1',
+            size: '1024x1024',
+            z_index: 1,
+            bounding_box: { absolute: [0, 0, 1024, 1024], normalized: [0, 0, 500, 500] },
+            name: 'sky',
+            description: 'the sky',
+          },
+          { url: 'https://x/2', size: '512x512', z_index: 2, bounding_box: 'nonsense' },
+        ],
+      },
+      'dola-seedream-5-0-pro-260628',
+    );
+    expect(answer.data.map(neutralSlot)).toEqual([
+      { url: 'https://x/0', size: '2048x2048' },
+      {
+        url: 'https://x/1',
+        size: '1024x1024',
+        layer: {
+          z_index: 1,
+          bounding_box: { absolute: [0, 0, 1024, 1024], normalized: [0, 0, 500, 500] },
+          name: 'sky',
+          description: 'the sky',
+        },
+      },
+      // a field of the wrong type reads as absent: the layer is still a delivered image
+      { url: 'https://x/2', size: '512x512', layer: { z_index: 2 } },
+    ]);
+  });
+
+  test('sent to the models that split images, when asked', () => {
+    const catalog = loadCatalog({}).imageModels;
+    const id = 'vendor-gen-5-0-pro-260628';
+    const request = { model: id, prompt: 'split', image: [], layer_decomposition: true };
+    const body = arkRequestOf({ request, model: catalog[id]!, vendorModel: 'dola-seedream-5-0-pro-260628', inputs: ['https://in/1.png'] });
+    expect(body).toMatchObject({ layer_decomposition: true, image: 'https://in/1.png' });
+    const plain = arkRequestOf({ request: { ...request, layer_decomposition: false }, model: catalog[id]!, vendorModel: 'v', inputs: [] });
+    expect(plain).not.toHaveProperty('layer_decomposition');
   });
 });
 

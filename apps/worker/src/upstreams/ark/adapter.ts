@@ -1,15 +1,33 @@
 import type { CallObserver } from '../../metrics.js';
-import type { ImageAdapter, ImageSet, ImageSetEvent } from '../images.js';
+import type { ImageAdapter, ImageSet, ImageSetEvent, ImageSlot } from '../images.js';
 import type { UpstreamTarget } from '../post-json.js';
 import { UpstreamError } from '../upstream-error.js';
 import { isModerationCode } from './errors.js';
 import { createArkImages } from './images.js';
 import { arkRequestOf } from './request.js';
+import type { ArkImageResponse } from './schema.js';
 import { endsSet, type ArkStreamEvent } from './stream-events.js';
 
 /** What Ark said of the tools it ran for a set (5.0 lite's web search): kept with the job, or nothing. */
 export const toolsOf = (tools: unknown[] | undefined, usage: Record<string, unknown> | undefined) =>
   tools || usage ? { ...(tools ? { tools } : {}), ...(usage ? { tool_usage: usage } : {}) } : undefined;
+
+type ArkSlot = ArkImageResponse['data'][number];
+
+/** Ark's slot as the neutral image: a layer's description (Ark keeps it beside the link) under `layer`. */
+export function neutralSlot(slot: ArkSlot): ImageSlot {
+  if ('error' in slot) return slot;
+  const { z_index, bounding_box, name, description, ...image } = slot;
+  if (z_index === undefined) return image;
+  const box = bounding_box && Object.fromEntries(Object.entries(bounding_box).filter(([, v]) => v !== undefined));
+  const layer = {
+    z_index,
+    ...(box ? { bounding_box: box } : {}),
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+  };
+  return { ...image, layer };
+}
 
 /** An answer with no image is the vendor's refusal when its first failure is a moderation code, else worth another call. */
 export function deliveredOrThrow(answer: ImageSet): ImageSet {
@@ -43,9 +61,9 @@ export function arkImageAdapter(upstream: UpstreamTarget, observe?: CallObserver
   const ark = createArkImages(upstream, observe);
   return {
     async generate(call) {
-      const { usage, tools, ...answer } = await ark.generate(arkRequestOf(call));
+      const { usage, tools, data, ...answer } = await ark.generate(arkRequestOf(call));
       const ran = toolsOf(tools, usage?.tool_usage);
-      return deliveredOrThrow({ ...answer, ...(ran ? { tools: ran } : {}) });
+      return deliveredOrThrow({ ...answer, data: data.map(neutralSlot), ...(ran ? { tools: ran } : {}) });
     },
     async *generateStream(call, options) {
       for await (const event of ark.generateStream(arkRequestOf(call), options)) yield neutral(event);

@@ -18,6 +18,8 @@ export const arkImageRequestSchema = z.object({
   watermark: z.boolean(),
   /** Prompt rewriting before generation: `standard` (the vendor's default) or `fast` (4.0 only). */
   optimize_prompt_options: z.object({ mode: z.enum(['standard', 'fast']) }).optional(),
+  /** 5.0 pro: the one input image split into a base image and layers. */
+  layer_decomposition: z.boolean().optional(),
   /** SSE, one event per finished image (4.0, 4.5, 5.0-lite); `generate` never sends it, `generateStream` always does. */
   stream: z.boolean().optional(),
 });
@@ -45,8 +47,23 @@ export const arkUsageSchema = z.object({
 });
 export type ArkUsage = z.output<typeof arkUsageSchema>;
 
+const int = maybe(z.number().int());
+const box = maybe(z.object({ absolute: maybe(z.array(z.number().int())), normalized: maybe(z.array(z.number().int())) }));
+
+/**
+ * A layer's description as the volcengine SDK's Image carries it beside the link: `z_index` makes
+ * it a layer, the rest is kept where it reads.
+ */
 const deliveredSlot = z
-  .object({ url: maybe(z.string().min(1)), b64_json: maybe(z.string().min(1)), size: arkSizeSchema })
+  .object({
+    url: maybe(z.string().min(1)),
+    b64_json: maybe(z.string().min(1)),
+    size: arkSizeSchema,
+    z_index: int,
+    bounding_box: box,
+    name: maybe(z.string()),
+    description: maybe(z.string()),
+  })
   .refine((slot) => slot.url !== undefined || slot.b64_json !== undefined);
 const failedSlot = z.object({ error: arkSlotErrorSchema });
 
