@@ -5,6 +5,9 @@ export const tokenCost = (tokens: number, pricePerMillion: number) => Math.ceil(
 
 export const imageCost = (model: ImageModel, images: number) => model.price * images;
 
+/** The vendor's web search fee: per upstream call that searched, whatever it searched. */
+export const webSearchCost = (model: ImageModel, searchedCalls: number) => model.webSearchPrice * searchedCalls;
+
 export function speechCost(model: SpeechModel, inputTokens: number, outputTokens: number) {
   return tokenCost(inputTokens, model.price.inputPerMillion) + tokenCost(outputTokens, model.price.outputPerMillion);
 }

@@ -1,5 +1,5 @@
 import type { ImageModel, SpeechModel } from '@relay/core';
-import { imageCost, speechReservation } from '@relay/billing';
+import { imageCost, speechReservation, webSearchCost } from '@relay/billing';
 import type { ImageRequest } from './images/request.js';
 import { maxImagesOf } from './images/request.js';
 import { layeredImagesOf } from './images/layers.js';
@@ -24,8 +24,15 @@ export function imageHold(model: ImageModel, request: ImageRequest, uploaded?: n
   const perGeneration = request.layer_decomposition ? layeredImagesOf(model) : maxImagesOf(request, inputs);
   const maxImages = perGeneration * generationsOf(request);
   const user = endUserOf(request);
+  // each of the n calls may search: the vendor's fee a call, apart from the images
+  const searches = request.tools?.length ? generationsOf(request) : 0;
   return {
-    reservation: { model: request.model, amount: imageCost(model, maxImages), units: `${maxImages} images`, ...(user ? { user } : {}) },
+    reservation: {
+      model: request.model,
+      amount: imageCost(model, maxImages) + webSearchCost(model, searches),
+      units: searches ? `${maxImages} images, ${searches} web searches` : `${maxImages} images`,
+      ...(user ? { user } : {}),
+    },
     cost: maxImages,
   };
 }

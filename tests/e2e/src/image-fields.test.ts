@@ -139,7 +139,7 @@ const EXPECTED: Record<string, Expectation> = {
   },
   optimize_prompt_options: { relay: 'passed', body: { optimize_prompt_options: { mode: 'standard' } }, refusedOn: T2I },
   optimize_prompt: { relay: 'refused', body: { optimize_prompt: true } },
-  tools: { relay: 'refused', model: LITE, body: { tools: [{ type: 'web_search' }] } },
+  tools: { relay: 'passed', model: LITE, body: { tools: [{ type: 'web_search' }] }, refusedOn: V55 },
   layer_decomposition: { relay: 'passed', model: PRO, body: { layer_decomposition: true, image: INPUT }, refusedOn: V55 },
 };
 

@@ -19,6 +19,9 @@ export function setSize(request: ArkRequest): number {
   return Math.max(1, Math.min(count, request.maxImages));
 }
 
+/** How many web searches the model runs for a prompt: its "N searches" (0 too: it may find none needed), else one. */
+const searchesOf = (prompt: string) => Number(/\b(\d{1,2})\s+searche?s?\b/i.exec(prompt)?.[1] ?? 1);
+
 /** One image of a set: its item (url or b64_json, size) and what it renders, or its failure. */
 export type SetSlot =
   | { image: Record<string, unknown>; spec: RenderSpec }
@@ -38,7 +41,7 @@ export interface ArkUsage {
   generated_images: number;
   output_tokens: number;
   total_tokens: number;
-  /** With the web search tool: the searches made (one a request here). */
+  /** With the web search tool: the searches the model chose to make (the prompt's "N searches", else one). */
   tool_usage?: { web_search: number };
 }
 
@@ -84,7 +87,7 @@ export function planImageSet(ctx: SimContext, request: ArkRequest, size: string,
       // with layers, generated_images counts each layer too: how the vendor bills layers is not published
       const tokens = Math.round((delivered * width * height) / 256);
       const usage: ArkUsage = { generated_images: delivered, output_tokens: tokens, total_tokens: tokens };
-      if (request.webSearch) usage.tool_usage = { web_search: 1 };
+      if (request.webSearch) usage.tool_usage = { web_search: searchesOf(request.prompt) };
       return usage;
     },
     ...(request.webSearch ? { tools: [{ type: 'web_search' }] } : {}),

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { AppError, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
-import { imageCost } from '@relay/billing';
+import { imageCost, webSearchCost } from '@relay/billing';
 import type { JobLife } from '@relay/life';
 import {
   CONTENT_TYPES,
@@ -106,6 +106,8 @@ export function createImageProcessor(deps: ImageJobDeps) {
       upstreamModel: string;
       channel: string;
       tools?: unknown;
+      /** Upstream calls whose answer counted a web search: each pays the model's fee. */
+      searchedCalls: number;
     }) => {
       const { images, failed, channel } = set;
       const outputTokens = images.reduce((sum, image) => {
@@ -114,8 +116,8 @@ export function createImageProcessor(deps: ImageJobDeps) {
       }, 0);
       const { charged, applied } = await deps.life.settle(job, {
         accountId: meta.accountId,
-        amount: imageCost(model, images.length),
-        units: `${images.length} images`,
+        amount: imageCost(model, images.length) + webSearchCost(model, set.searchedCalls),
+        units: set.searchedCalls ? `${images.length} images, ${set.searchedCalls} web searches` : `${images.length} images`,
         channel,
       });
       if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
@@ -148,7 +150,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
         },
       );
       deps.life.callsOver(job);
-      return finish(set);
+      return finish({ ...set, searchedCalls: (set.webSearches ?? 0) > 0 ? 1 : 0 });
     }
 
     let inputs: Promise<string[]> | undefined;
@@ -186,6 +188,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       ',',
     );
     const tools = answers.find((answer) => answer.tools !== undefined)?.tools;
-    return finish({ images, failed, created: first.created, upstreamModel: first.model, channel, tools });
+    const searchedCalls = answers.filter((answer) => (answer.webSearches ?? 0) > 0).length;
+    return finish({ images, failed, created: first.created, upstreamModel: first.model, channel, tools, searchedCalls });
   };
 }

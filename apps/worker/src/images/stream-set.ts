@@ -21,6 +21,8 @@ const streamedSchema = z.object({
   ended: z.boolean(),
   /** Tools the vendor ran for the set, as its end said them. */
   tools: z.unknown().optional(),
+  /** The web searches the vendor counted for the call. */
+  webSearches: z.number().int().min(0).optional(),
 });
 export type Streamed = z.output<typeof streamedSchema>;
 
@@ -83,6 +85,7 @@ export async function streamSet(job: Job, call: Omit<ImageCall, 'vendorModel'>, 
         } else {
           set.ended = true;
           if (event.tools !== undefined) set.tools = event.tools;
+          if (event.webSearches !== undefined) set.webSearches = event.webSearches;
         }
       }
     } catch (error) {

@@ -32,6 +32,8 @@ export const imageSetSchema = z.object({
   data: z.array(z.union([failedImageSchema, deliveredImageSchema])),
   /** Tools the vendor ran and their usage (web search), kept with the job as the vendor said them. */
   tools: z.unknown().optional(),
+  /** The web searches the vendor counted for this call: a call with any pays its fee. */
+  webSearches: z.number().int().min(0).optional(),
 });
 export type ImageSet = z.output<typeof imageSetSchema>;
 export type ImageSlot = ImageSet['data'][number];
@@ -49,7 +51,7 @@ export type ImageSetEvent =
       model?: string;
       created?: number;
     }
-  | { kind: 'done'; model?: string; created?: number; tools?: unknown };
+  | { kind: 'done'; model?: string; created?: number; tools?: unknown; webSearches?: number };
 
 /** One call: the job's request with its input images as the vendor can read them (links or data URLs). */
 export interface ImageCall {

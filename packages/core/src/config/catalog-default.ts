@@ -92,6 +92,9 @@ export const defaultCatalog = {
       ...generationFamily,
       upstreamModel: 'seedream-5-0-260128',
       outputFormat: true,
+      webSearch: true,
+      // ByteDance publishes no web search price; $0.0069 a request is a reseller's (evolink.ai, 2026): set your own
+      webSearchPrice: 6_900,
       upstreamSize: { keywords: ['2K', '3K'], maxPixels: 10_404_496 },
       price: 35_000,
     },

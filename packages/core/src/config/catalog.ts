@@ -45,6 +45,14 @@ const imageModelSchema = z.strictObject({
    * not take it). Each layer is an image delivered beside the base one: what a request reserves.
    */
   maxLayers: z.number().int().min(0).default(0),
+  /** Whether the model takes the vendor's web search tool (`tools: [{type: "web_search"}]`, 5.0 lite). */
+  webSearch: z.boolean().default(false),
+  /**
+   * Micro-units per upstream call that searched (the vendor bills the search per request, apart from
+   * the images, however many searches it ran): reserved per call asked to search, charged per call
+   * whose answer counts a search (`usage.tool_usage.web_search`).
+   */
+  webSearchPrice: z.number().int().min(0).default(0),
   upstreamSize: upstreamSizeSchema,
   /** The modes of the vendor's optimize_prompt_options.mode the model takes (none: it takes no such field). */
   promptModes: z.array(z.enum(['standard', 'fast'])).default([]),

@@ -58,7 +58,7 @@ export function editAsImageRequest(body: OpenAIEditBody): z.input<typeof imageRe
 /** Form fields the images API types as other than text. */
 const NUMBERS = new Set(['n', 'seed', 'guidance_scale', 'partial_images', 'max_images', 'output_compression']);
 const BOOLEANS = new Set(['watermark', 'stream', 'layer_decomposition']);
-const OBJECTS = new Set(['sequential_image_generation_options', 'optimize_prompt_options']);
+const OBJECTS = new Set(['sequential_image_generation_options', 'optimize_prompt_options', 'tools']);
 
 function typed(name: string, value: string): unknown {
   if (NUMBERS.has(name)) return value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;

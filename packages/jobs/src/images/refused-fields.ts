@@ -27,7 +27,6 @@ export const refusedOpenAIFields = {
 /** Vendor fields the relay does not offer yet, refused by name rather than as unknown. */
 export const refusedVendorFields = {
   optimize_prompt: refused('optimize_prompt', "it is the vendor's older switch: use optimize_prompt_options"),
-  tools: refused('tools', "5.0 lite's web search is not offered by this relay yet (its per-request fee is not charged)"),
 };
 
 /** OpenAI's edits take a `markup` image to draw from; the vendor has none. */

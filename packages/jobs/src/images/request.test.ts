@@ -183,6 +183,11 @@ const cases: Case[] = [
   // unknown fields are refused, not ignored
   ['moderation auto (the vendor moderates)', ALL, { moderation: 'auto' }, null],
   ['moderation low', ALL, { moderation: 'low' }, 'moderation'],
+  // the vendor's web search: 5.0 lite only
+  ['tools web_search on 5.0 lite', [GEN[0]!], { tools: [{ type: 'web_search' }] }, null],
+  ['tools web_search elsewhere', [T2I, EDIT, GEN[1]!, GEN[2]!, PRO, V55], { tools: [{ type: 'web_search' }] }, 'tools'],
+  ['tools of another type', [GEN[0]!], { tools: [{ type: 'code_interpreter' }] }, 'tools.0.type'],
+  ['tools empty (asks nothing)', ALL, { tools: [] }, null],
   // layer_decomposition: 5.0 pro, one input image, one answer
   ['layer_decomposition from one image', [PRO], { layer_decomposition: true, image: URL_IMG }, null],
   ['layer_decomposition false (asks nothing)', ALL, { layer_decomposition: false }, null],

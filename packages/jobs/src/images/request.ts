@@ -75,6 +75,15 @@ export const imageRequestFields = z.strictObject({
     .nullable()
     .optional()
     .describe("transparent: a PNG with alpha, on the models that make one (the catalog's background); opaque and auto on every model"),
+  tools: z
+    .array(z.strictObject({ type: z.literal('web_search', { error: 'tools takes only {"type": "web_search"}' }) }), {
+      error: 'tools must be an array of {"type": "web_search"}',
+    })
+    .max(1, 'tools takes the web search once')
+    .optional()
+    .describe(
+      "The vendor's web search on the models that take it (the catalog's webSearch), charged per call that searched (webSearchPrice)",
+    ),
   layer_decomposition: z
     .boolean({ error: 'layer_decomposition must be a boolean' })
     .nullable()
@@ -178,6 +187,7 @@ function checkModelFields(request: ImageRequest, model: ImageModel, models: Reco
   only('guidance_scale', (m) => m.guidanceScale !== null);
   only('sequential_image_generation', (m) => m.sequential);
   only('sequential_image_generation_options', (m) => m.sequential);
+  if (request.tools?.length) only('tools', (m) => m.webSearch);
   const mode = request.optimize_prompt_options?.mode;
   if (mode !== undefined && !model.promptModes.includes(mode)) {
     refuse(

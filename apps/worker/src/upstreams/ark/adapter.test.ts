@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
-import { deliveredOrThrow, neutralSlot, toolsOf } from './adapter.js';
+import { deliveredOrThrow, neutralSlot, toolsOf, webSearchesOf } from './adapter.js';
 import { readArkAnswer } from './answer.js';
 import { arkRequestOf } from './request.js';
 
@@ -24,6 +24,17 @@ describe('an Ark answer as the neutral set', () => {
       expect.objectContaining({ kind: 'transient', message: 'no image delivered: InternalServiceError' }),
     );
   });
+});
+
+test('the web searches Ark counted: a count it did not give, or gave wrong, is none', () => {
+  expect([{ web_search: 3 }, { web_search: 0 }, {}, { web_search: '1' }, { web_search: -1 }, undefined].map(webSearchesOf)).toEqual([
+    3,
+    0,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });
 
 describe('layers (layer_decomposition)', () => {

@@ -29,6 +29,17 @@ export function neutralSlot(slot: ArkSlot): ImageSlot {
   return { ...image, layer };
 }
 
+/** The searches Ark counted (`usage.tool_usage.web_search`); a count it did not give, or gave wrong, is none. */
+export function webSearchesOf(usage: Record<string, unknown> | undefined): number | undefined {
+  const count = usage?.web_search;
+  return typeof count === 'number' && Number.isInteger(count) && count >= 0 ? count : undefined;
+}
+
+const searched = (usage: Record<string, unknown> | undefined) => {
+  const count = webSearchesOf(usage);
+  return count === undefined ? {} : { webSearches: count };
+};
+
 /** An answer with no image is the vendor's refusal when its first failure is a moderation code, else worth another call. */
 export function deliveredOrThrow(answer: ImageSet): ImageSet {
   if (answer.data.some((slot) => !('error' in slot))) return answer;
@@ -52,7 +63,7 @@ function neutral(event: ArkStreamEvent): ImageSetEvent {
         endsSet: endsSet(event),
       };
     case 'image_generation.completed':
-      return { kind: 'done', ...stamp, tools: toolsOf(event.tools, event.usage?.tool_usage) };
+      return { kind: 'done', ...stamp, tools: toolsOf(event.tools, event.usage?.tool_usage), ...searched(event.usage?.tool_usage) };
   }
 }
 
@@ -63,7 +74,7 @@ export function arkImageAdapter(upstream: UpstreamTarget, observe?: CallObserver
     async generate(call) {
       const { usage, tools, data, ...answer } = await ark.generate(arkRequestOf(call));
       const ran = toolsOf(tools, usage?.tool_usage);
-      return deliveredOrThrow({ ...answer, data: data.map(neutralSlot), ...(ran ? { tools: ran } : {}) });
+      return deliveredOrThrow({ ...answer, data: data.map(neutralSlot), ...(ran ? { tools: ran } : {}), ...searched(usage?.tool_usage) });
     },
     async *generateStream(call, options) {
       for await (const event of ark.generateStream(arkRequestOf(call), options)) yield neutral(event);

@@ -22,6 +22,7 @@ export function arkRequestOf({ request, model, vendorModel, inputs }: ImageCall)
     // auto and opaque are what a model without the field makes anyway: only its takers are sent it
     ...(model.background && request.background ? { background: request.background } : {}),
     ...(request.optimize_prompt_options && model.promptModes.length ? { optimize_prompt_options: request.optimize_prompt_options } : {}),
+    ...(model.webSearch && request.tools?.length ? { tools: [{ type: 'web_search' as const }] } : {}),
     ...(model.maxLayers > 0 && request.layer_decomposition ? { layer_decomposition: true } : {}),
     response_format: 'url',
     watermark: request.watermark ?? true,

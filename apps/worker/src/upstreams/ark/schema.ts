@@ -18,6 +18,8 @@ export const arkImageRequestSchema = z.object({
   watermark: z.boolean(),
   /** Prompt rewriting before generation: `standard` (the vendor's default) or `fast` (4.0 only). */
   optimize_prompt_options: z.object({ mode: z.enum(['standard', 'fast']) }).optional(),
+  /** 5.0 lite: the vendor's web search. */
+  tools: z.array(z.object({ type: z.literal('web_search') })).optional(),
   /** 5.0 pro: the one input image split into a base image and layers. */
   layer_decomposition: z.boolean().optional(),
   /** SSE, one event per finished image (4.0, 4.5, 5.0-lite); `generate` never sends it, `generateStream` always does. */
