@@ -1,9 +1,19 @@
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
-import { CAPABILITIES, createWebhookStore, type Doors } from '@relay/jobs';
+import { Queue } from 'bullmq';
+import {
+  announceJobEnd,
+  bullPrefix,
+  CAPABILITIES,
+  createWebhookStore,
+  webhookAnnouncer,
+  WEBHOOKS_QUEUE,
+  type Delivery,
+  type Doors,
+} from '@relay/jobs';
 import type { Billing } from '@relay/billing';
-import { readParts, type JobLife } from '@relay/life';
+import { cancelledByError, readParts, type JobLife } from '@relay/life';
 import type { Registry } from 'prom-client';
 import { requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
@@ -82,6 +92,7 @@ export function createApp(deps: ApiDeps) {
   app.set('trust proxy', config.TRUST_PROXY);
   const publicBase = (req: Request) => config.PUBLIC_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
   const files = createFileRecords(deps.redis, config.REDIS_PREFIX);
+  const webhookStore = createWebhookStore(deps.redis, config.REDIS_PREFIX);
   const batches = createBatchRecords(deps.redis, config.REDIS_PREFIX);
   const openApi = buildOpenApiDocument(deps.catalog, deps.doors, RELAY_VERSION);
 
@@ -111,7 +122,7 @@ export function createApp(deps: ApiDeps) {
       '/admin',
       admin,
       scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
-      webhookRoutes(deps.accounts, createWebhookStore(deps.redis, prefix), parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
+      webhookRoutes(deps.accounts, webhookStore, parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
       channelRoutes({
         redis: deps.redis,
         prefix,
@@ -124,6 +135,12 @@ export function createApp(deps: ApiDeps) {
       errorHandler('openai', log),
     );
   }
+  // webhooks of jobs cancelled here, before any worker took them: queued for the workers' delivery
+  const webhookAnnounce = webhookAnnouncer(
+    new Queue<Delivery>(WEBHOOKS_QUEUE, { connection: deps.redis, prefix: bullPrefix(config.REDIS_PREFIX) }),
+    webhookStore,
+    { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+  );
   const jobs: JobRequestDeps = {
     life: deps.life,
     store: deps.store,
@@ -133,6 +150,8 @@ export function createApp(deps: ApiDeps) {
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
     parts: (jobId, after) => readParts(deps.redis, config.REDIS_PREFIX, jobId, after),
     keepSeconds: config.JOB_KEEP_SECONDS,
+    cancelled: (queue, job, reason) =>
+      announceJobEnd(webhookAnnounce, deps.doors, queue, job, { outcome: 'failed', error: cancelledByError(reason) }),
     log,
   };
   const routes = Object.fromEntries(
@@ -175,7 +194,14 @@ export function createApp(deps: ApiDeps) {
   };
   app.use(
     jobsRoutes(jobReads),
-    jobControlRoutes({ ...jobReads, life: deps.life, keepSeconds: config.JOB_KEEP_SECONDS, requestLimit: limits.requests }),
+    jobControlRoutes({
+      ...jobReads,
+      life: deps.life,
+      keepSeconds: config.JOB_KEEP_SECONDS,
+      requestLimit: limits.requests,
+      cancelled: jobs.cancelled,
+      webhooks: webhookStore,
+    }),
     errorHandler('openai', log),
   );
   app.use(

@@ -13,6 +13,7 @@ import {
   redisEnv,
   s3Env,
   shutdownEnv,
+  webhookRetryEnv,
   urlPolicyEnv,
   type Env,
 } from '@relay/core';
@@ -76,6 +77,7 @@ export const apiEnvSchema = z.object({
   ...catalogEnv,
   ...logEnv,
   ...shutdownEnv,
+  ...webhookRetryEnv,
   ...urlPolicyEnv,
   ...placeholderEnv,
 });

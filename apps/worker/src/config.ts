@@ -11,6 +11,7 @@ import {
   requireHashTag,
   s3Env,
   shutdownEnv,
+  webhookRetryEnv,
   urlPolicyEnv,
   type Env,
 } from '@relay/core';
@@ -96,8 +97,7 @@ export const workerEnvSchema = z.object({
    */
   BATCH_FEED_AHEAD: envInt(1, 10_000).default(200),
   /** Webhook deliveries: attempts per message, the first retry's delay (doubling after), each POST's deadline. */
-  WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
-  WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
+  ...webhookRetryEnv,
   WEBHOOK_TIMEOUT_MS: envInt(100).default(10_000),
   /** Days results are kept in the store (0 = for ever); relay links to older files answer 404. */
   RETENTION_DAYS: envInt(0, 36_500).default(0),

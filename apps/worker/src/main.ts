@@ -13,9 +13,8 @@ import {
   startOpsServer,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
-import { bullPrefix, createWebhookStore, type QueueName, type WebhookEvent } from '@relay/jobs';
+import { announceJobEnd, bullPrefix, createDoors, createWebhookStore, type QueueName } from '@relay/jobs';
 import { createJobLife, notifyPartial, partsWriter } from '@relay/life';
-import type { Job } from 'bullmq';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
 import { createImageProcessor } from './images/process-image-job.js';
@@ -204,10 +203,7 @@ await runMain(async () => {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     log,
   });
-  const announce = (job: Job, event: WebhookEvent, data: Record<string, unknown>) =>
-    webhooks
-      .announceJob(job, event, data)
-      .catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook'));
+  const doors = createDoors(catalog);
   const batches = startBatches({
     redis,
     prefix: config.REDIS_PREFIX,
@@ -232,12 +228,15 @@ await runMain(async () => {
   // a job's end, decided once (@relay/life tells its money, its place and its waiters) and told to batches and webhooks
   life.watch(running.workers);
   life.onEnded((end) => batches.ended(end.job, end.outcome === 'completed' ? { result: end.result } : { failedReason: end.failedReason }));
-  life.onEnded(({ job, ...end }) => {
-    const created = Math.floor(job.timestamp / 1000);
-    if (end.outcome === 'completed') return announce(job, 'job.completed', { status: 'completed', created });
-    const error = decodeFailure(end.failedReason);
-    return announce(job, 'job.failed', { status: 'failed', created, error: { code: error.code, message: error.message } });
-  });
+  life.onEnded(({ job, ...end }) =>
+    announceJobEnd(
+      webhooks.announcer,
+      doors,
+      job.queueName as QueueName,
+      job,
+      end.outcome === 'completed' ? { outcome: 'completed', result: end.result } : { outcome: 'failed', error: decodeFailure(end.failedReason) },
+    ).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook')),
+  );
   log.info({ queues: running.workers.map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
   announceReady({ url: ops.url });
 

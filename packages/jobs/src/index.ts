@@ -14,6 +14,8 @@ export * from './speech/request.js';
 export * from './speech/job.js';
 export * from './speech/wav.js';
 export * from './webhooks.js';
+export * from './webhook-announce.js';
+export * from './job-end-webhooks.js';
 export * from './images/stage-inputs.js';
 export * from './answers/openai.js';
 export * from './answers/google.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { laneSchema } from './lanes.js';
+import { requestWebhookSchema } from './webhooks.js';
 
 /** Who asked and when; carried by every job so worker logs and charges can name them. */
 export const jobMetaSchema = z.strictObject({
@@ -16,6 +17,8 @@ export const jobMetaSchema = z.strictObject({
   inbox: z.string().max(200).optional(),
   /** Cancel-After: the epoch ms by which its upstream call must have begun; later, it ends cancelled, uncharged. */
   deadline: z.number().int().optional(),
+  /** The webhook its request named (`Relay-Webhook`), told of the job's end. */
+  webhook: requestWebhookSchema.optional(),
   /** A batch line: its batch, its line number in the input and the caller's custom_id. */
   batch: z.strictObject({ id: z.string(), line: z.number().int().positive(), customId: z.string() }).optional(),
 });

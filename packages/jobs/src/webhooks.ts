@@ -6,6 +6,7 @@ import { z } from 'zod';
 export const WEBHOOK_EVENTS = [
   'job.completed',
   'job.failed',
+  'job.cancelled',
   'batch.completed',
   'batch.failed',
   'batch.cancelled',
@@ -50,6 +51,18 @@ export const webhookDeliverySchema = z.object({
 export type WebhookDelivery = z.output<typeof webhookDeliverySchema>;
 export const webhookDeliveriesSchema = z.object({ deliveries: z.array(webhookDeliverySchema) }).meta({ id: 'WebhookDeliveries' });
 
+/** What a per-request webhook (the `Relay-Webhook` header) may be told: its job's end. */
+export const REQUEST_WEBHOOK_EVENTS = ['job.completed', 'job.failed', 'job.cancelled'] as const satisfies readonly WebhookEvent[];
+export const requestWebhookEventSchema = z.enum(REQUEST_WEBHOOK_EVENTS);
+
+/** A job's own webhook, kept in its meta: where, for which ends, and the base its answer's links use. */
+export const requestWebhookSchema = z.strictObject({
+  url: z.string().max(2048),
+  events: z.array(requestWebhookEventSchema),
+  base: z.string().max(2048),
+});
+export type RequestWebhook = z.output<typeof requestWebhookSchema>;
+
 export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;
 /** The BullMQ queue deliveries go through (retries with backoff, survives restarts). */
 export const WEBHOOKS_QUEUE = 'webhooks';
@@ -65,6 +78,8 @@ export function createWebhookStore(redis: Redis, prefix: string) {
   const endpointKey = (id: string) => `${prefix}:webhook:${id}`;
   const accountKey = (accountId: string) => `${prefix}:webhooks:${accountId}`;
   const logKey = (id: string) => `${prefix}:webhook:${id}:deliveries`;
+  const requestSecretKey = (accountId: string) => `${prefix}:account:${accountId}:request-webhook-secret`;
+  const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
   const fromHash = (h: Record<string, string>): WebhookEndpoint & { secret: string } => ({
     id: h.id!,
     accountId: h.accountId!,
@@ -87,7 +102,7 @@ export function createWebhookStore(redis: Redis, prefix: string) {
         events: body.events ?? [...WEBHOOK_EVENTS],
         description: body.description ?? '',
         createdAt: Date.now(),
-        secret: `whsec_${randomBytes(24).toString('base64')}`,
+        secret: newSecret(),
       };
       await redis
         .multi()
@@ -131,6 +146,22 @@ export function createWebhookStore(redis: Redis, prefix: string) {
       if (!endpoint) return undefined;
       await redis.multi().del(endpointKey(id), logKey(id)).srem(accountKey(endpoint.accountId), id).exec();
       return endpoint;
+    },
+
+    /**
+     * The account's secret for the webhooks its requests name (`Relay-Webhook`): made at the first
+     * read, the same from then on, until the operator rotates it.
+     */
+    async requestSecret(accountId: string): Promise<string> {
+      const key = requestSecretKey(accountId);
+      await redis.set(key, newSecret(), 'NX');
+      return (await redis.get(key))!;
+    },
+
+    async rotateRequestSecret(accountId: string): Promise<string> {
+      const secret = newSecret();
+      await redis.set(requestSecretKey(accountId), secret);
+      return secret;
     },
 
     async record(id: string, delivery: WebhookDelivery) {

@@ -64,6 +64,7 @@ test('the admin API answers as documented', async () => {
   await admin('GET', '/accounts/{id}/webhooks', `/accounts/${id}/webhooks`);
   await admin('GET', '/webhooks/{id}/deliveries', `/webhooks/${hook.id}/deliveries`);
   await admin('DELETE', '/webhooks/{id}', `/webhooks/${hook.id}`);
+  await admin('POST', '/accounts/{id}/request-webhook-secret', `/accounts/${id}/request-webhook-secret`);
 
   // a second way to the simulator, taken out of service at once: the stack's calls go on as before
   const channel = { id: 'openapi-tour', upstream: 'ark', baseUrl: `${stack.sim.url}/api/v3`, apiKey: 'sim-key', weight: 1 };
@@ -98,6 +99,11 @@ test('the public API answers as documented, in both dialects', async () => {
   });
   expect((await doc.check(done, 'GET', '/v1/jobs/{id}')).data).toHaveLength(1);
   await call('GET', '/v1/jobs/{id}', '/v1/jobs/img_nope', openai());
+  // a finished job cannot be cancelled (409); an unknown one is a 404
+  await call('POST', '/v1/jobs/{id}/cancel', `/v1/jobs/${pending.id}/cancel`, openai());
+  await call('POST', '/v1/jobs/{id}/cancel', '/v1/jobs/img_nope/cancel', openai());
+  await call('GET', '/v1/jobs/{id}/events', `/v1/jobs/${pending.id}/events`, openai());
+  await call('GET', '/v1/webhooks/secret', '/v1/webhooks/secret', openai());
 
   for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs', '/console']) await call('GET', path, path, {});
   await admin('GET', '/accounts/{id}/usage', `/accounts/${made.account}/usage?limit=10`);

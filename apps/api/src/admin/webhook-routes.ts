@@ -62,12 +62,30 @@ export function webhookRoutes(accounts: AccountsStore, webhooks: WebhookStore, u
     res.json({ deliveries: await webhooks.deliveries(endpoint.id) });
   });
 
+  // the secret of the webhooks the account's requests name (Relay-Webhook): the old one stops verifying at once
+  router.post('/accounts/:id/request-webhook-secret', async (req, res) => {
+    const account = await accountOr404(req.params);
+    res.json({ object: 'relay.webhook_secret', secret: await webhooks.rotateRequestSecret(account.id) });
+  });
+
   return router;
 }
+
+export const webhookSecretSchema = z
+  .object({ object: z.literal('relay.webhook_secret'), secret: z.string().describe("Standard Webhooks' whsec_... secret") })
+  .meta({ id: 'WebhookSecret' });
 
 const admin = { tags: ['admin'], security: ADMIN_SECURITY };
 
 export const webhookPaths: ZodOpenApiPathsObject = {
+  '/admin/accounts/{id}/request-webhook-secret': {
+    post: {
+      ...admin,
+      summary: "Rotate the secret of the webhooks the account's requests name (Relay-Webhook)",
+      requestParams: { path: accountPath },
+      responses: { '200': jsonAnswer('The new secret', webhookSecretSchema), ...errorResponses('openai', [401, 404]) },
+    },
+  },
   '/admin/accounts/{id}/webhooks': {
     get: {
       ...admin,

@@ -12,6 +12,7 @@ import { createPartStream, type StreamedAnswer } from '../jobs/stream-answer.js'
 import { createLiveAnswer } from '../jobs/live-answer.js';
 import type { StreamedPart } from '@relay/life';
 import { readImageForm } from './image-form.js';
+import { parseRelayWebhook } from '../http/relay-webhook.js';
 
 export interface DoorDeps {
   config: ApiConfig;
@@ -83,7 +84,9 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
     const inspected = await door.inspect(call, inputs);
     const caller = res.locals.caller!;
     const publicBase = deps.publicBase(req);
+    const webhook = await parseRelayWebhook(req, deps.urls);
     await handleJobRequest(req, res, deps.jobs, route, {
+      ...(webhook ? { webhook: { ...webhook, base: publicBase } } : {}),
       ...(jobId ? { jobId } : {}),
       ...door.hold(call),
       fingerprint: () => fingerprint(door.name, door.fingerprint(call)),

@@ -1,8 +1,9 @@
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, parseOrThrow } from '@relay/core';
-import { storedFileSchema, type JobObject } from '@relay/jobs';
-import { partNoticeSchema, type JobLife } from '@relay/life';
+import type { Job } from 'bullmq';
+import { storedFileSchema, type JobObject, type QueueName, type WebhookStore } from '@relay/jobs';
+import { partNoticeSchema, type CancelReason, type JobLife } from '@relay/life';
 import { authenticate } from '../auth/authenticate.js';
 import { jobLink } from './answer.js';
 import { ownedJob } from './job-lookup.js';
@@ -19,6 +20,10 @@ export interface JobControlDeps extends JobsRouteDeps {
   keepSeconds: number;
   /** Cancelling counts against the generation limit: it changes money. */
   requestLimit: RequestHandler;
+  /** Tells whoever asked of a job cancelled here (its webhooks). */
+  cancelled: (queue: QueueName, job: Job, reason: CancelReason) => Promise<void>;
+  /** The account's secret for the webhooks its requests name. */
+  webhooks: Pick<WebhookStore, 'requestSecret'>;
 }
 
 /** What a finished job delivered, for its events: images by index, or the clip. */
@@ -54,12 +59,18 @@ export function jobControlRoutes(deps: JobControlDeps) {
     if (outcome.state !== 'pending')
       throw new AppError('conflict', `job ${id} has already ended (${outcome.state}): there is nothing to cancel`);
     if (await deps.life.cancelFor(capability.id, outcome.job, 'owner', deps.keepSeconds)) {
+      await deps.cancelled(capability.id, outcome.job, 'owner');
       return void res.json(cancelled(Math.floor(outcome.job.timestamp / 1000)));
     }
     throw new AppError(
       'conflict',
       `job ${id} has begun its upstream call: it runs to its end and is charged only for what it delivers; its events say when`,
     );
+  });
+
+  /** The secret that signs the webhooks this account's requests name (Relay-Webhook): Standard Webhooks' whsec_... */
+  router.get('/v1/webhooks/secret', auth, deps.readLimit, async (_req, res) => {
+    res.json({ object: 'relay.webhook_secret', secret: await deps.webhooks.requestSecret(res.locals.caller!.accountId) });
   });
 
   router.get('/v1/jobs/:id/events', auth, deps.readLimit, async (req, res) => {

@@ -3,8 +3,8 @@ import type { Job } from 'bullmq';
 import type { Request, Response } from 'express';
 import { AppError, type BlobStore, type Logger } from '@relay/core';
 import type { Reservation } from '@relay/billing';
-import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName } from '@relay/jobs';
-import type { JobLife } from '@relay/life';
+import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName, type RequestWebhook } from '@relay/jobs';
+import type { CancelReason, JobLife } from '@relay/life';
 import type { Dialect } from '../http/dialects.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { parsePrefer, waitBudget } from '../http/prefer.js';
@@ -32,6 +32,8 @@ export interface JobRequestDeps {
   parts: ReadParts;
   /** How long a job's end is kept (JOB_KEEP_SECONDS): a cancelled job's too. */
   keepSeconds: number;
+  /** Tells whoever asked of a job cancelled here (its webhooks). */
+  cancelled: (queue: QueueName, job: Job, reason: CancelReason) => Promise<void>;
   log: Logger;
 }
 
@@ -58,6 +60,8 @@ export interface JobSpec<P> {
   jobId?: string;
   /** A call that takes the job's parts as they are made (a streamed set of images, a clip as it is spoken). */
   stream?: StreamedAnswer;
+  /** The webhook the request named (Relay-Webhook), told of the job's end. */
+  webhook?: RequestWebhook;
 }
 
 /** How long a first request may take to get its job queued (reservation, input uploads). */
@@ -144,6 +148,7 @@ async function admit<P extends { meta: JobMeta }>(
             meta: {
               ...(budgetMs > 0 ? { inbox: route.handle.inbox.key } : {}),
               ...(cancelAfterMs !== undefined ? { deadline: Date.now() + cancelAfterMs } : {}),
+              ...(spec.webhook ? { webhook: spec.webhook } : {}),
             },
             // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
             // of requests during a burst, and unpaced their next steps run back to back
@@ -203,6 +208,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
         deadline = setTimeout(() => {
           deps.life
             .cancelFor(route.queue, job, 'deadline', deps.keepSeconds)
+            .then((cancelled) => (cancelled ? deps.cancelled(route.queue, job, 'deadline') : undefined))
             .catch((err: Error) => deps.log.warn({ jobId: job.id, err: err.message }, 'could not cancel a job past its deadline'));
         }, cancelAfterMs);
         deadline.unref();

@@ -18,7 +18,11 @@ export interface OwnedJob {
  * The job `id` of this account: jobs of other accounts, unknown ids and jobs long gone are all
  * the same 404, so nothing tells whether another account's job exists.
  */
-export async function ownedJob(id: string, accountId: string, deps: { queues: Queues; doors: Doors; redis: Redis; prefix: string }): Promise<OwnedJob> {
+export async function ownedJob(
+  id: string,
+  accountId: string,
+  deps: { queues: Queues; doors: Doors; redis: Redis; prefix: string },
+): Promise<OwnedJob> {
   const capability = isJobId(id) ? capabilityOfJobId(id) : undefined;
   const handle = capability && deps.queues[capability.id];
   const outcome = handle && (await settledOutcome(handle, id));

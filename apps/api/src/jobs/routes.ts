@@ -11,6 +11,7 @@ import { answer } from './answer.js';
 import type { AnswerCache } from './answer-cache.js';
 import type { Queues } from './queues.js';
 import { ownedJob } from './job-lookup.js';
+import { webhookSecretSchema } from '../admin/webhook-routes.js';
 import { sendError } from '../http/dialects.js';
 
 const jobPath = z.object({ id: z.string().describe('The id a 202 named (Location, id)') });
@@ -104,6 +105,16 @@ export function jobPaths(doors: Doors): ZodOpenApiPathsObject {
           '200': jsonAnswer('Cancelled (again, for a job cancelled already)', jobObjectSchema),
           ...errorResponses('openai', [401, 404, 409, 429]),
         },
+      },
+    },
+    '/v1/webhooks/secret': {
+      get: {
+        tags: ['jobs'],
+        summary: "The secret that signs the webhooks this account's requests name (Relay-Webhook)",
+        description:
+          'Standard Webhooks: verify webhook-id, webhook-timestamp and webhook-signature with it. Stable until the operator rotates it (POST /admin/accounts/{id}/request-webhook-secret).',
+        security: ANY_KEY_SECURITY,
+        responses: { '200': jsonAnswer('The secret', webhookSecretSchema), ...errorResponses('openai', [401, 429]) },
       },
     },
     '/v1/jobs/{id}/events': {

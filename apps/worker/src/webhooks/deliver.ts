@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { policyLookup, queueConnection, RefusedAddress, refusedLink, type Logger, type UrlPolicy } from '@relay/core';
-import { WEBHOOKS_QUEUE, type JobMeta, type WebhookEvent, type WebhookStore } from '@relay/jobs';
+import { webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
 
 export interface WebhookSettings {
   redisUrl: string;
@@ -15,13 +15,6 @@ export interface WebhookSettings {
   backoffMs: number;
   timeoutMs: number;
   log: Logger;
-}
-
-interface Delivery {
-  endpointId: string;
-  event: WebhookEvent;
-  messageId: string;
-  payload: { type: WebhookEvent; timestamp: string; data: Record<string, unknown> };
 }
 
 /** The endpoint answered, but not with a 2xx: try again later. */
@@ -64,25 +57,20 @@ function post(url: URL, body: string, headers: Record<string, string>, urls: Url
  */
 export function startWebhookDelivery(settings: WebhookSettings) {
   const connection = queueConnection(settings.redisUrl, 'patient');
-  const queue = new Queue<Delivery>(WEBHOOKS_QUEUE, {
-    connection,
-    prefix: settings.prefix,
-    defaultJobOptions: {
-      attempts: settings.attempts,
-      backoff: { type: 'exponential', delay: settings.backoffMs, jitter: 0.3 },
-      removeOnComplete: { age: 86_400 },
-      removeOnFail: { age: 7 * 86_400 },
-      stackTraceLimit: 1,
-    },
-  });
+  const queue = new Queue<Delivery>(WEBHOOKS_QUEUE, { connection, prefix: settings.prefix });
   queue.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook queue connection error'));
 
   const worker = new Worker<Delivery>(
     WEBHOOKS_QUEUE,
     async (job: Job<Delivery>) => {
-      const { endpointId, event, messageId, payload } = job.data;
-      const endpoint = await settings.store.get(endpointId);
+      const { to, event, messageId, payload } = job.data;
+      // an account's endpoint (gone: nothing to send), or the webhook a request named, signed with its account's request secret
+      const endpoint =
+        'endpointId' in to
+          ? await settings.store.get(to.endpointId)
+          : { id: `request:${to.accountId}`, url: to.url, secret: await settings.store.requestSecret(to.accountId) };
       if (!endpoint) return 'endpoint deleted';
+      const endpointId = endpoint.id;
       const body = JSON.stringify(payload);
       const sentAt = new Date();
       const headers = {
@@ -115,33 +103,18 @@ export function startWebhookDelivery(settings: WebhookSettings) {
   );
   worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
   worker.on('failed', (job, err) =>
-    settings.log.warn({ webhook: job?.data.endpointId, attempt: job?.attemptsMade, err: err.message }, 'webhook delivery failed'),
+    settings.log.warn(
+      { webhook: job && ('endpointId' in job.data.to ? job.data.to.endpointId : 'request'), attempt: job?.attemptsMade, err: err.message },
+      'webhook delivery failed',
+    ),
   );
 
-  /** `subject` ended: the account's endpoints that want `event` get `data` (with the subject's id and object). */
-  async function announce(accountId: string, event: WebhookEvent, subject: { id: string; object: string }, data: Record<string, unknown>) {
-    const endpoints = await settings.store.forEvent(accountId, event);
-    const timestamp = new Date().toISOString();
-    await Promise.all(
-      endpoints.map((endpoint) => {
-        const messageId = `msg_${subject.id}_${event.replace('.', '_')}_${endpoint.id}`;
-        return queue.add(
-          'deliver',
-          { endpointId: endpoint.id, event, messageId, payload: { type: event, timestamp, data: { ...subject, ...data } } },
-          { jobId: messageId },
-        );
-      }),
-    );
-  }
+  const announcer = webhookAnnouncer(queue, settings.store, settings);
 
   return {
-    announce,
-    /** A job ended: its account's endpoints hear of it, if it was asked for asynchronously. */
-    async announceJob(job: Job, event: WebhookEvent, data: Record<string, unknown>) {
-      const meta = (job.data as { meta?: JobMeta }).meta;
-      if (!job.id || meta?.lane !== 'async') return;
-      await announce(meta.accountId, event, { id: job.id, object: 'relay.job' }, data);
-    },
+    announcer,
+    /** `subject` ended: the account's endpoints that want `event` get `data` (with the subject's id and object). */
+    announce: announcer.toAccount,
     async close() {
       await worker.close();
       await queue.close();

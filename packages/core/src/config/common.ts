@@ -38,6 +38,15 @@ export const urlPolicyEnv = {
   URL_ALLOWLIST: envString().optional(),
 };
 
+/**
+ * How a webhook message is retried: on the message itself, since the worker delivers what any
+ * process queues (the worker a job's end, the api a job it cancelled before it began).
+ */
+export const webhookRetryEnv = {
+  WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
+  WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
+};
+
 export const shutdownEnv = {
   SHUTDOWN_GRACE_MS: envInt(0, 600_000).default(25_000),
 };
