@@ -152,7 +152,7 @@ describe('GET /v1/jobs/{id}/events', () => {
     await stream.until('queued');
     expect((await jobs(key, `${id}/cancel`, 'POST')).status).toBe(200);
     expect(await stream.until('cancelled')).toEqual(['queued', 'cancelled']);
-    expect(events(await jobs(key, `${id}/events`)).until('cancelled')).resolves.toEqual(['cancelled']);
+    await expect(events(await jobs(key, `${id}/events`)).until('cancelled')).resolves.toEqual(['cancelled']);
     await stack.release();
     await vi.waitFor(async () => expect((await jobs(key, first)).status).toBe(200), { timeout: 20_000 });
     expect(await events(await jobs(key, `${first}/events`)).until('completed')).toEqual(['image', 'completed']);

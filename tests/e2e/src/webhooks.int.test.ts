@@ -60,7 +60,15 @@ test('an async job announces its end, signed; a failing endpoint is retried; the
   expect(created.status).toBe(201);
   const endpoint = (await created.json()) as { id: string; secret: string; events: string[] };
   expect(endpoint.secret).toMatch(/^whsec_/);
-  expect(endpoint.events).toEqual(['job.completed', 'job.failed', 'job.cancelled', 'batch.completed', 'batch.failed', 'batch.cancelled', 'batch.expired']);
+  expect(endpoint.events).toEqual([
+    'job.completed',
+    'job.failed',
+    'job.cancelled',
+    'batch.completed',
+    'batch.failed',
+    'batch.cancelled',
+    'batch.expired',
+  ]);
   // the secret is shown once: the listing never carries it
   const listed = await json<{ webhooks: Array<Record<string, unknown>> }>(stack.admin('GET', `/accounts/${accountId}/webhooks`));
   expect(listed.webhooks.map((w) => w.id)).toEqual([endpoint.id]);
