@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import type { Redis } from 'ioredis';
-import { parseUrlPolicy, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { Queue } from 'bullmq';
 import {
   announceJobEnd,
@@ -36,6 +36,7 @@ import { accessLog } from './http/access-log.js';
 import { errorHandler } from './http/errors.js';
 import './http/locals.js';
 import { requestId } from './http/request-id.js';
+import { traceRequests } from './http/trace-requests.js';
 import type { Turns } from './http/pace.js';
 import { createDepthGuard } from './jobs/depth-guard.js';
 import type { JobRequestDeps } from './jobs/handle-job-request.js';
@@ -98,6 +99,7 @@ export function createApp(deps: ApiDeps) {
 
   app.use(deps.turns.middleware);
   app.use(requestId);
+  if (tracingActive()) app.use(traceRequests());
   app.use(accessLog(log.child({ component: 'http' })));
   app.use(createApiMetrics(deps.registry, deps.queues).middleware);
   app.use(deps.traffic.middleware);

@@ -14,6 +14,7 @@ import {
   s3Env,
   shutdownEnv,
   webhookRetryEnv,
+  tracingEnv,
   urlPolicyEnv,
   type Env,
 } from '@relay/core';
@@ -78,6 +79,7 @@ export const apiEnvSchema = z.object({
   ...logEnv,
   ...shutdownEnv,
   ...webhookRetryEnv,
+  ...tracingEnv,
   ...urlPolicyEnv,
   ...placeholderEnv,
 });

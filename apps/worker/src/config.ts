@@ -12,6 +12,7 @@ import {
   s3Env,
   shutdownEnv,
   webhookRetryEnv,
+  tracingEnv,
   urlPolicyEnv,
   type Env,
 } from '@relay/core';
@@ -98,6 +99,7 @@ export const workerEnvSchema = z.object({
   BATCH_FEED_AHEAD: envInt(1, 10_000).default(200),
   /** Webhook deliveries: attempts per message, the first retry's delay (doubling after), each POST's deadline. */
   ...webhookRetryEnv,
+  ...tracingEnv,
   WEBHOOK_TIMEOUT_MS: envInt(100).default(10_000),
   /** Days results are kept in the store (0 = for ever); relay links to older files answer 404. */
   RETENTION_DAYS: envInt(0, 36_500).default(0),

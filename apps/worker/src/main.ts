@@ -11,6 +11,7 @@ import {
   parseUrlPolicy,
   runMain,
   startOpsServer,
+  startTracing,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
 import { announceJobEnd, bullPrefix, createDoors, createWebhookStore, type QueueName } from '@relay/jobs';
@@ -37,6 +38,7 @@ await runMain(async () => {
   const config = loadWorkerConfig();
   const catalog = loadCatalog();
   const log = createLogger('worker', config.LOG_LEVEL);
+  const tracing = startTracing('worker');
   const store = createBlobStore(config);
   const redis = createRedis(config.REDIS_URL, 'patient', 'worker-billing', (err) =>
     log.warn({ err: err.message }, 'redis connection error'),
@@ -234,7 +236,9 @@ await runMain(async () => {
       doors,
       job.queueName as QueueName,
       job,
-      end.outcome === 'completed' ? { outcome: 'completed', result: end.result } : { outcome: 'failed', error: decodeFailure(end.failedReason) },
+      end.outcome === 'completed'
+        ? { outcome: 'completed', result: end.result }
+        : { outcome: 'failed', error: decodeFailure(end.failedReason) },
     ).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook')),
   );
   log.info({ queues: running.workers.map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
@@ -257,5 +261,6 @@ await runMain(async () => {
     ops.server.close();
     subscriber.disconnect();
     redis.disconnect();
+    await tracing.shutdown();
   });
 });

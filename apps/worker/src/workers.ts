@@ -1,7 +1,8 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { coalesceWrites, queueConnection, type Logger } from '@relay/core';
+import { context } from '@opentelemetry/api';
+import { coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
-import { QUEUE_STREAMS, QUEUES, type QueueName, type Result } from '@relay/jobs';
+import { QUEUE_STREAMS, QUEUES, type JobMeta, type QueueName, type Result } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 import { attemptFailedLevel } from './log-levels.js';
 import type { WorkerMetrics } from './metrics.js';
@@ -49,6 +50,36 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
+const OPERATION: Record<QueueName, string> = { images: 'image_generation', speech: 'speech' };
+
+/**
+ * One attempt of a job as a span in the trace its request began (the traceparent its meta
+ * carries), with the time it waited for its turn before it as a span of its own: an operator
+ * reads in one trace whether a slow answer waited, retried, called slowly or stored slowly.
+ */
+function traceAttempt<T>(job: Job, queue: QueueName, model: string, run: () => Promise<T>): Promise<T> {
+  const meta = (job.data as { meta?: JobMeta }).meta;
+  return context.with(contextOf(meta?.trace), () => {
+    if (job.attemptsStarted <= 1) {
+      tracer()
+        .startSpan('relay.schedule_wait', { startTime: job.timestamp, attributes: { 'relay.queue': queue } })
+        .end();
+    }
+    return inSpan(
+      `relay.job ${queue}`,
+      {
+        'gen_ai.operation.name': OPERATION[queue],
+        'gen_ai.request.model': model,
+        'relay.job.id': job.id ?? '',
+        'relay.account.id': meta?.accountId ?? '',
+        'relay.attempt': job.attemptsMade + 1,
+      },
+      run,
+      SpanKind.CONSUMER,
+    );
+  });
+}
+
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
   const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
     const setup = processors[name];
@@ -62,7 +93,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
         if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
         const timer = metrics.jobDuration.startTimer({ queue: name, model });
         try {
-          const result = await setup.process(job);
+          const result: unknown = await traceAttempt<unknown>(job, name, model, () => setup.process(job));
           timer({ outcome: 'completed' });
           return result;
         } catch (error) {

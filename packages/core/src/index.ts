@@ -11,6 +11,7 @@ export * from './process/run-main.js';
 export * from './process/every.js';
 export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
+export * from './ops/tracing.js';
 export * from './own.js';
 export * from './net/url-policy.js';
 export * from './net/listen.js';

@@ -1,4 +1,6 @@
+import { trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
+import { tracingActive } from './ops/tracing.js';
 
 export type { Logger };
 
@@ -16,6 +18,13 @@ const redactPaths = [
   'body',
 ];
 
+/** With tracing on, a line logged inside a span names its trace and span: an operator goes from a log line to its trace. */
+function traceIds(): Record<string, string> {
+  if (!tracingActive()) return {};
+  const span = trace.getActiveSpan()?.spanContext();
+  return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+}
+
 export function createLogger(name: string, level = 'info'): Logger {
-  return pino({ name, level, redact: { paths: redactPaths, censor: '[redacted]' } });
+  return pino({ name, level, redact: { paths: redactPaths, censor: '[redacted]' }, mixin: traceIds });
 }

@@ -30,13 +30,15 @@ export async function announceJobEnd(announcer: WebhookAnnouncer, doors: Doors, 
     ...(end.outcome === 'failed' ? { error: { code: end.error.code, message: end.error.message } } : {}),
   };
   const announced: Array<Promise<unknown>> = [];
-  if (meta.lane === 'async') announced.push(announcer.toAccount(meta.accountId, event, subject, told));
+  if (meta.lane === 'async') announced.push(announcer.toAccount(meta.accountId, event, subject, told, meta.trace));
   if (meta.webhook) {
     const answer =
       end.outcome === 'completed'
         ? await doors.ofJob(queue, meta).line(job.data as Payload<QueueName>, end.result, meta.webhook.base)
         : undefined;
-    announced.push(announcer.toRequest(meta.webhook, meta.accountId, event, subject, { ...told, ...(answer ? { answer } : {}) }));
+    announced.push(
+      announcer.toRequest(meta.webhook, meta.accountId, event, subject, { ...told, ...(answer ? { answer } : {}) }, meta.trace),
+    );
   }
   await Promise.all(announced);
 }

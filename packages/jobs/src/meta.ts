@@ -17,6 +17,8 @@ export const jobMetaSchema = z.strictObject({
   inbox: z.string().max(200).optional(),
   /** Cancel-After: the epoch ms by which its upstream call must have begun; later, it ends cancelled, uncharged. */
   deadline: z.number().int().optional(),
+  /** The W3C traceparent of the request that made it: the worker's spans continue its trace. */
+  trace: z.string().max(100).optional(),
   /** The webhook its request named (`Relay-Webhook`), told of the job's end. */
   webhook: requestWebhookSchema.optional(),
   /** A batch line: its batch, its line number in the input and the caller's custom_id. */

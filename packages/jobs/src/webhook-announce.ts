@@ -7,6 +7,8 @@ export interface Delivery {
   event: WebhookEvent;
   messageId: string;
   payload: { type: WebhookEvent; timestamp: string; data: Record<string, unknown> };
+  /** The traceparent of the job it tells of: its delivery is a span of that trace. */
+  trace?: string;
 }
 
 export interface Subject {
@@ -28,21 +30,35 @@ export function webhookAnnouncer(queue: Queue<Delivery>, store: WebhookStore, re
     removeOnFail: { age: 7 * 86_400 },
     stackTraceLimit: 1,
   };
-  const message = (to: Delivery['to'], receiver: string, event: WebhookEvent, subject: Subject, data: Record<string, unknown>) => {
+  const message = (
+    to: Delivery['to'],
+    receiver: string,
+    event: WebhookEvent,
+    subject: Subject,
+    data: Record<string, unknown>,
+    trace?: string,
+  ) => {
     const messageId = `msg_${subject.id}_${event.replace('.', '_')}_${receiver}`;
     const payload = { type: event, timestamp: new Date().toISOString(), data: { ...subject, ...data } };
-    return queue.add('deliver', { to, event, messageId, payload }, { ...options, jobId: messageId });
+    return queue.add('deliver', { to, event, messageId, payload, ...(trace ? { trace } : {}) }, { ...options, jobId: messageId });
   };
   return {
     /** To each endpoint of the account that wants `event`. */
-    async toAccount(accountId: string, event: WebhookEvent, subject: Subject, data: Record<string, unknown>) {
+    async toAccount(accountId: string, event: WebhookEvent, subject: Subject, data: Record<string, unknown>, trace?: string) {
       const endpoints = await store.forEvent(accountId, event);
-      await Promise.all(endpoints.map((endpoint) => message({ endpointId: endpoint.id }, endpoint.id, event, subject, data)));
+      await Promise.all(endpoints.map((endpoint) => message({ endpointId: endpoint.id }, endpoint.id, event, subject, data, trace)));
     },
     /** To the webhook a job's request named, when it wants `event`. */
-    async toRequest(webhook: RequestWebhook, accountId: string, event: WebhookEvent, subject: Subject, data: Record<string, unknown>) {
+    async toRequest(
+      webhook: RequestWebhook,
+      accountId: string,
+      event: WebhookEvent,
+      subject: Subject,
+      data: Record<string, unknown>,
+      trace?: string,
+    ) {
       if (!(webhook.events as readonly string[]).includes(event)) return;
-      await message({ url: webhook.url, accountId }, 'request', event, subject, data);
+      await message({ url: webhook.url, accountId }, 'request', event, subject, data, trace);
     },
   };
 }

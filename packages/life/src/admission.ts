@@ -17,7 +17,7 @@ export interface Admission<P extends { meta: JobMeta }> {
   /** Builds the payload once money is held and the job has its place (uploads inputs). */
   prepare: () => Promise<P>;
   /** More of the job's meta: the inbox that waits for it, the batch line it runs, its Cancel-After deadline. */
-  meta?: Pick<JobMeta, 'inbox' | 'batch' | 'deadline'>;
+  meta?: Pick<JobMeta, 'inbox' | 'batch' | 'deadline' | 'trace'>;
   options?: JobsOptions;
   /** Awaited before each step after a Redis reply: the api paces bursts of admissions. */
   pace?: () => Promise<void>;

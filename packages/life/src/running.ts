@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { luaCommand, runSteps, valueOf } from '@relay/core';
+import { inSpan, luaCommand, runSteps, valueOf } from '@relay/core';
 import type { JobMeta, QueueName } from '@relay/jobs';
 import { z } from 'zod';
 import type { LifeDeps } from './deps.js';
@@ -79,9 +79,13 @@ export function createRunning(deps: LifeDeps) {
         .catch(failed(job.id, 'could not free a place in the schedule; the job end will'));
     },
 
-    /** Charges what was delivered (never more than was held) and gives the rest back. */
+    /** Charges what was delivered (never more than was held) and gives the rest back: a span of the job's trace. */
     settle: (job: Job, charge: { accountId: string; amount: number; units: string; channel?: string }) =>
-      deps.billing.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel),
+      inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {
+        const settled = await deps.billing.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
+        span.setAttribute('relay.charged', settled.charged);
+        return settled;
+      }),
 
     /**
      * A job failed for good: its money back, and its request dropped from Redis (it is kept for

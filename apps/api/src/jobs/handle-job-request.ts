@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Job } from 'bullmq';
 import type { Request, Response } from 'express';
-import { AppError, type BlobStore, type Logger } from '@relay/core';
+import { AppError, currentTraceparent, type BlobStore, type Logger } from '@relay/core';
 import type { Reservation } from '@relay/billing';
 import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName, type RequestWebhook } from '@relay/jobs';
 import type { CancelReason, JobLife } from '@relay/life';
@@ -63,6 +63,12 @@ export interface JobSpec<P> {
   /** The webhook the request named (Relay-Webhook), told of the job's end. */
   webhook?: RequestWebhook;
 }
+
+/** The request's trace, carried in its job so the worker's spans join it (nothing when tracing is off). */
+const traced = () => {
+  const trace = currentTraceparent();
+  return trace ? { trace } : {};
+};
 
 /** How long a first request may take to get its job queued (reservation, input uploads). */
 const ADMISSION_MS = 30_000;
@@ -149,6 +155,7 @@ async function admit<P extends { meta: JobMeta }>(
               ...(budgetMs > 0 ? { inbox: route.handle.inbox.key } : {}),
               ...(cancelAfterMs !== undefined ? { deadline: Date.now() + cancelAfterMs } : {}),
               ...(spec.webhook ? { webhook: spec.webhook } : {}),
+              ...traced(),
             },
             // each step goes on at a paced turn: one socket read of Redis replies resumes thousands
             // of requests during a burst, and unpaced their next steps run back to back

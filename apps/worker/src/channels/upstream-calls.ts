@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@relay/core';
+import { AppError, inSpan, SpanKind, type Logger } from '@relay/core';
 import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings, type Verdict } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
@@ -21,6 +21,8 @@ export interface UpstreamCallSettings {
   metrics: WorkerMetrics;
   log: Logger;
 }
+
+const hostOf = (baseUrl: string) => (URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl);
 
 /** A vendor key refused: the channel's own problem, which no retry fixes. */
 const AUTH_CODES = new Set(['API_KEY_INVALID', 'PERMISSION_DENIED', 'UNAUTHENTICATED', 'AuthenticationError']);
@@ -99,7 +101,18 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
           const channel = byId.get(id)!;
           metrics.channelInFlight.inc({ channel: id });
           try {
-            return await run(channel, channel.models[model]!);
+            const vendorModel = channel.models[model]!;
+            // each attempt, on whichever channel, is a client span of the job's trace
+            return await inSpan(
+              'relay.upstream',
+              {
+                'server.address': hostOf(channel.record.baseUrl),
+                'relay.channel': id,
+                'gen_ai.request.model': vendorModel,
+              },
+              () => run(channel, vendorModel),
+              SpanKind.CLIENT,
+            );
           } catch (error) {
             if (error instanceof UpstreamError) metrics.upstreamErrors.inc({ channel: id, class: errorClass(error) });
             if (error instanceof UpstreamError && error.kind === 'quota-exhausted') {

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { AppError, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
+import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
 import { imageCost, webSearchCost } from '@relay/billing';
 import type { JobLife } from '@relay/life';
 import {
@@ -54,7 +54,8 @@ type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
 
 function slotStore(job: Job, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps): SlotStore {
   const conversion = conversionOf(request, model);
-  return (index, slot) => storeSlot(job, index, slot, conversion, deps);
+  // each copy into the store is a span of the job's trace: a slow store shows as itself
+  return (index, slot) => inSpan('relay.store', { 'relay.file.index': index }, () => storeSlot(job, index, slot, conversion, deps));
 }
 
 async function storeSlot(

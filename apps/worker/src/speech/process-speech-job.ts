@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Job } from 'bullmq';
-import { AppError, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { trace } from '@opentelemetry/api';
+import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost } from '@relay/billing';
 import type { JobLife, PartsWriter } from '@relay/life';
 import { fileIdOf, sampleRateOf, SPEECH, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
@@ -64,10 +65,20 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     }
     deps.life.callsOver(job);
     const sampleRate = sampleRateOf(speech.mimeType);
-    const audio = await audioFile(speech.pcm, sampleRate, output);
+    trace.getActiveSpan()?.setAttributes({
+      'gen_ai.response.model': vendorModel,
+      'gen_ai.usage.input_tokens': speech.usageMetadata.promptTokenCount,
+      'gen_ai.usage.output_tokens': speech.usageMetadata.candidatesTokenCount,
+      'relay.channel': channel,
+    });
+    const audio = await inSpan('relay.encode', { 'relay.format': output?.format ?? 'wav' }, () =>
+      audioFile(speech.pcm, sampleRate, output),
+    );
     const key = storageKeyOf(job.id!, 0, audio.extension);
     try {
-      await putBufferToStore(deps.store, key, audio.bytes, audio.contentType, deps.storeRetry);
+      await inSpan('relay.store', { 'relay.file.bytes': audio.bytes.length }, () =>
+        putBufferToStore(deps.store, key, audio.bytes, audio.contentType, deps.storeRetry),
+      );
     } catch (cause) {
       throw storeError('the audio', cause);
     }

@@ -2,7 +2,18 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
-import { policyLookup, queueConnection, RefusedAddress, refusedLink, type Logger, type UrlPolicy } from '@relay/core';
+import { context } from '@opentelemetry/api';
+import {
+  contextOf,
+  inSpan,
+  policyLookup,
+  queueConnection,
+  RefusedAddress,
+  refusedLink,
+  SpanKind,
+  type Logger,
+  type UrlPolicy,
+} from '@relay/core';
 import { webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
 
 export interface WebhookSettings {
@@ -82,7 +93,19 @@ export function startWebhookDelivery(settings: WebhookSettings) {
       let status = 0;
       let error: string | undefined;
       try {
-        status = await post(new URL(endpoint.url), body, headers, settings.urls, settings.timeoutMs);
+        // the delivery is a span of the trace of the job it tells of
+        status = await context.with(contextOf(job.data.trace), () =>
+          inSpan(
+            'relay.webhook',
+            { 'relay.webhook.event': event, 'relay.attempt': job.attemptsMade + 1 },
+            async (span) => {
+              const answered = await post(new URL(endpoint.url), body, headers, settings.urls, settings.timeoutMs);
+              span.setAttribute('http.response.status_code', answered);
+              return answered;
+            },
+            SpanKind.CLIENT,
+          ),
+        );
         if (status < 200 || status >= 300) error = `answered HTTP ${status}`;
       } catch (cause) {
         error = (cause as Error).message;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBool, envInt, envString, envUrl } from './env.js';
+import { envBool, envInt, envString, envUrl, unsetIfEmpty } from './env.js';
 
 export const redisEnv = {
   REDIS_URL: envUrl().default('redis://127.0.0.1:6379'),
@@ -45,6 +45,26 @@ export const urlPolicyEnv = {
 export const webhookRetryEnv = {
   WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
   WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
+};
+
+/**
+ * OpenTelemetry's own variables, as far as the relay reads them (startTracing); the exporter
+ * reads the rest of the standard set (headers, timeouts) itself. OTLP over HTTP only: gRPC is
+ * refused at start rather than quietly sent another way.
+ */
+const otlpProtocol = z.preprocess(
+  unsetIfEmpty,
+  z.enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not supported)' }).optional(),
+);
+export const tracingEnv = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: envString().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envString().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_TRACES_EXPORTER: envString().optional(),
+  OTEL_SDK_DISABLED: envString().optional(),
+  OTEL_SERVICE_NAME: envString().optional(),
+  OTEL_BSP_SCHEDULE_DELAY: envInt(1).optional(),
 };
 
 export const shutdownEnv = {

@@ -6,7 +6,7 @@ export class ConfigError extends Error {
 }
 
 /** Empty strings count as unset, so `FOO=` in an .env file falls back to the default. */
-const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+export const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 export const envString = () => z.preprocess(unsetIfEmpty, z.string());
 export const envUrl = () => z.preprocess(unsetIfEmpty, z.url());
