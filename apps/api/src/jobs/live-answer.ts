@@ -40,11 +40,13 @@ export function createLiveAnswer(door: LiveDoor, read: ReadParts, res: Response,
       res.flushHeaders();
     }
     sent.add(part.seq);
-    if (!res.destroyed && !res.write(door.piece(part))) await once(res, 'drain').catch(() => undefined);
+    // a client that reads slowly holds the next read back; one that leaves ends the wait (its job goes on)
+    if (!res.destroyed && !res.write(door.piece(part))) await Promise.race([once(res, 'drain'), once(res, 'close')]).catch(() => undefined);
   };
 
   const pull = async () => {
-    if (!jobId || broken) return;
+    // a client that left needs no more parts: the job goes on, its whole answer is stored
+    if (!jobId || broken || res.destroyed) return;
     for (let parts = await read(jobId, after); parts.length > 0; parts = await read(jobId, after)) {
       for (const part of parts) {
         after = part.id;
