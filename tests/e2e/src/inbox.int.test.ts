@@ -35,11 +35,11 @@ test('a job end reaches only the api process waiting for it: three api processes
   expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
   const after = await Promise.all(urls.map(inboxNotices));
   // the waiting process heard of each of its 12 jobs once; the two others (one of them this test's own) of none of them
-  expect(Object.keys(after[0]!).sort()).toEqual(['completed', 'failed', 'partial', 'removed']);
+  expect(Object.keys(after[0]!).sort()).toEqual(['completed', 'failed', 'partial', 'removed', 'started']);
   expect((after[0]!.completed ?? 0) - (before[0]!.completed ?? 0)).toBe(12);
   for (const [i, idleAfter] of after.slice(1).entries()) {
     const idleBefore = before[i + 1]!;
-    expect(Object.keys(idleAfter).map((type) => (idleAfter[type] ?? 0) - (idleBefore[type] ?? 0))).toEqual([0, 0, 0, 0]);
+    expect(Object.keys(idleAfter).map((type) => (idleAfter[type] ?? 0) - (idleBefore[type] ?? 0))).toEqual([0, 0, 0, 0, 0]);
   }
 });
 

@@ -36,8 +36,11 @@ test('GET /v1/models: OpenAI shape for a Bearer caller, Gemini shape for a Googl
   ] as const) {
     const res = await get(path, headers);
     expect(res.status, path).toBe(200);
+    // the speech models only, the GA 3.8 ones beside the SPEC's id
     expect(await res.json()).toEqual({
-      models: [expect.objectContaining({ name: `models/${SPEECH}`, supportedGenerationMethods: expect.any(Array) })],
+      models: [SPEECH, 'vendor-3.8-flash-tts', 'vendor-3.8-flash-lite-tts'].map((id) =>
+        expect.objectContaining({ name: `models/${id}`, supportedGenerationMethods: expect.any(Array) }),
+      ),
     });
   }
 });
