@@ -12,6 +12,7 @@ import { repoRoot, type AppProcess } from '@relay/testkit';
 import { IMAGE, post, SPEECH, SPEECH_MODEL, VENDOR_IMAGE } from './bodies.js';
 import { added, cpuOf, measure, quietMachine, round, TARGETS, type Cell, type Target } from './compare.js';
 import { firstAudio, printFirstAudio, type FirstAudioReport } from './first-audio.js';
+import { printTracing, tracingCost, type TracingReport } from './tracing.js';
 import { runFor, runLoad } from './load.js';
 import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
@@ -22,7 +23,7 @@ import { waitingCallers } from './waiting.js';
 const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 10_000);
 const LATENCY_MS = 50;
 const SCALE_REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 10_000);
-/** BENCH_ONLY=comparison,scale (any of comparison, scaleout, profiles, burst, scale, first-audio): some parts alone, for a quick look. */
+/** BENCH_ONLY=comparison,scale (any of comparison, scaleout, profiles, burst, scale, tracing, first-audio): some parts alone, for a quick look. */
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const want = (part: string) => !ONLY || ONLY.includes(part);
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -204,6 +205,9 @@ try {
   // --- scale: SCALE_REQUESTS synchronous requests waiting at once on one api process (upstream 5 s) ---
   if (want('scale')) report.scale = await waitingCallers(stack, SCALE_REQUESTS);
 
+  // --- tracing: the relay's own CPU per job with OpenTelemetry off and on ---
+  if (want('tracing')) report.tracing = await tracingCost(stack, CELL_MS);
+
   // --- first audio: a streamed clip's first byte through the relay, beside the vendor's first piece ---
   if (want('first-audio')) report.firstAudio = await firstAudio(stack, Number(process.env.BENCH_FIRST_AUDIO_REQUESTS ?? 50));
 } finally {
@@ -247,6 +251,7 @@ if (report.scale) {
   console.log('scale');
   console.log(scaleSummary);
 }
+if (report.tracing) printTracing(report.tracing as TracingReport);
 if (report.firstAudio) printFirstAudio(report.firstAudio as FirstAudioReport);
 for (const [name, profile] of Object.entries((report.profiles ?? {}) as Record<string, { file: string; top: unknown[] }>)) {
   console.log(`cpu profile ${name}: ${profile.file}`);
