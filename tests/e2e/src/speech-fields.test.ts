@@ -37,7 +37,8 @@ const EXPECTED: Record<string, { relay: 'mapped' | 'refused'; body: Record<strin
   model: {
     relay: 'mapped',
     body: { model: 'gpt-4o-mini-tts-2025-12-15' },
-    holds: (call) => expect(call.model).toBe('vendor-2.5-flash-preview-tts'),
+    // OpenAI's names mean the catalog's OpenAI default: the GA model in the built-in catalog
+    holds: (call) => expect(call.model).toBe('vendor-3.8-flash-tts'),
   },
   input: {
     relay: 'mapped',

@@ -25,7 +25,7 @@ const say = (stack: Stack, key: string) =>
   fetch(`${stack.url}/v1/audio/speech`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ model: 'tts-1', voice: 'alloy', input: 'Welcome aboard.', response_format: 'wav' }),
+    body: JSON.stringify({ model: PUBLIC_ID, voice: 'alloy', input: 'Welcome aboard.', response_format: 'wav' }),
   });
 const calls = async (stack: Stack) => (await stack.simCalls()).map((call) => [call.model, call.status]);
 const settled = async (stack: Stack, accountId: string) =>

@@ -161,6 +161,8 @@ export const defaultCatalog = {
     'vendor-3.8-flash-tts': {
       upstream: 'gemini',
       upstreamModel: 'gemini-3.8-flash-tts',
+      // OpenAI's speech names (tts-1, ...) land on the GA model, not on the preview that closes
+      openaiDefault: true,
       price: { inputPerMillion: 500_000, outputPerMillion: 9_000_000 },
       maxInputChars: 32_000,
       maxOutputTokens: 16_384,

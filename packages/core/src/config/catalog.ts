@@ -87,6 +87,12 @@ const speechModelSchema = z.strictObject({
    */
   defaultVoice: z.string().optional(),
   /**
+   * The model OpenAI's speech names mean (`tts-1`, `tts-1-hd`, `gpt-4o-mini-tts` and its dated
+   * snapshots: what OpenAI's tools send by default). At most one is marked; none marked, the
+   * catalog's first speech model.
+   */
+  openaiDefault: z.boolean().default(false),
+  /**
    * The vendor's end of `upstreamModel` (a preview that closes): calls go to `successor` from the
    * vendor's first answer that it no longer serves the model (404), or from `sunset` (an ISO date,
    * midnight UTC, or a date-time) when one is set. The public id keeps answering; only the vendor
@@ -121,6 +127,14 @@ export const catalogSchema = z
           ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
         }
       }
+    }
+    const openaiDefaults = Object.entries(catalog.speechModels).filter(([, model]) => model.openaiDefault);
+    if (openaiDefaults.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['speechModels', openaiDefaults[1]![0], 'openaiDefault'],
+        message: `only one speech model may be OpenAI's default; ${openaiDefaults.map(([id]) => id).join(' and ')} both are`,
+      });
     }
     for (const [id, model] of Object.entries(catalog.speechModels)) {
       if (model.defaultVoice !== undefined && !model.voices.includes(model.defaultVoice)) {

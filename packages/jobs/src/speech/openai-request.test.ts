@@ -67,9 +67,12 @@ describe('OpenAI speech request rules', () => {
 });
 
 describe('speechModelNamed', () => {
-  test("OpenAI's names mean the catalog's first speech model; catalog ids themselves; nothing else", () => {
-    expect(speechModelNamed(catalog, 'tts-1')?.id).toBe(MODEL);
-    expect(speechModelNamed(catalog, 'tts-1-hd')?.id).toBe(MODEL);
+  test("OpenAI's names mean the catalog's OpenAI default (the GA model in the built-in one); catalog ids themselves; nothing else", () => {
+    expect(speechModelNamed(catalog, 'tts-1')?.id).toBe('vendor-3.8-flash-tts');
+    expect(speechModelNamed(catalog, 'gpt-4o-mini-tts-2025-12-15')?.id).toBe('vendor-3.8-flash-tts');
+    // none marked: the first speech model
+    const unmarked = { ...catalog, speechModels: { [MODEL]: catalog.speechModels[MODEL]! } };
+    expect(speechModelNamed(unmarked, 'tts-1-hd')?.id).toBe(MODEL);
     expect(speechModelNamed(catalog, MODEL)?.model).toBe(catalog.speechModels[MODEL]);
     for (const name of ['tts-2', 'constructor', '__proto__', '']) expect(speechModelNamed(catalog, name)).toBeUndefined();
   });

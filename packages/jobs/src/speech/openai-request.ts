@@ -4,7 +4,7 @@ import { MAX_SPEED, MIN_SPEED, speechFormatSchema } from '@relay/audio/formats';
 import { MAX_PART_CHARS } from './request.js';
 import { voiceNamesOf, voiceOf } from './openai-voices.js';
 
-/** OpenAI's own speech model names: tools send them by default; they mean the catalog's first speech model. */
+/** OpenAI's own speech model names: tools send them by default; they mean the catalog's OpenAI default (openAIDefaultSpeechModel). */
 export const OPENAI_SPEECH_MODELS = ['tts-1', 'tts-1-hd', 'gpt-4o-mini-tts', 'gpt-4o-mini-tts-2025-03-20', 'gpt-4o-mini-tts-2025-12-15'];
 /** OpenAI's bound on instructions. */
 export const MAX_INSTRUCTIONS_CHARS = 4_096;
@@ -53,9 +53,13 @@ export const openAISpeechFields = z.strictObject({
 });
 export type OpenAISpeechRequest = z.output<typeof openAISpeechFields>;
 
-/** The speech model a name means: the catalog's own ids, and OpenAI's names for the first one. */
+/** The model OpenAI's speech names mean: the catalog's marked one (`openaiDefault`), else its first speech model. */
+export const openAIDefaultSpeechModel = (catalog: Catalog) =>
+  Object.entries(catalog.speechModels).find(([, model]) => model.openaiDefault)?.[0] ?? Object.keys(catalog.speechModels)[0];
+
+/** The speech model a name means: the catalog's own ids, and OpenAI's names for its OpenAI default. */
 export function speechModelNamed(catalog: Catalog, name: string): { id: string; model: SpeechModel } | undefined {
-  const id = OPENAI_SPEECH_MODELS.includes(name) ? Object.keys(catalog.speechModels)[0] : name;
+  const id = OPENAI_SPEECH_MODELS.includes(name) ? openAIDefaultSpeechModel(catalog) : name;
   const model = id === undefined ? undefined : ownValue(catalog.speechModels, id);
   return id !== undefined && model ? { id, model } : undefined;
 }
