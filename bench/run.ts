@@ -14,6 +14,7 @@ import { added, cpuOf, measure, quietMachine, round, TARGETS, type Cell, type Ta
 import { firstAudio, printFirstAudio, type FirstAudioReport } from './first-audio.js';
 import { printTracing, tracingCost, type TracingReport } from './tracing.js';
 import { runFor, runLoad } from './load.js';
+import { startFloor } from './peer/floor.js';
 import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
 import { printScaleOut, scaleOut, type ScaleOutReport } from './scale-out.js';
@@ -33,6 +34,7 @@ mkdirSync(profileDir, { recursive: true });
 
 const stack = await startBenchStack();
 const portkey = await startPortkey();
+const floor = await startFloor(stack);
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: round(totalmem() / 2 ** 30), node: process.version },
@@ -64,6 +66,11 @@ try {
       }),
       pids: { portkey: portkey.pid, ...shared },
     },
+    floor: {
+      name: 'floor',
+      send: post(`${floor.url}/v1/images/generations`, VENDOR_IMAGE, {}),
+      pids: { floor: floor.pid, store: stack.pids.store, ...shared },
+    },
     relay: {
       name: 'relay',
       send: post(`${api.ready.url}/v1/images/generations`, IMAGE, { authorization: `Bearer ${key}` }),
@@ -83,6 +90,11 @@ try {
         'x-goog-api-key': 'sim-key',
       }),
       pids: { portkey: portkey.pid, ...shared },
+    },
+    floor: {
+      name: 'floor',
+      send: post(`${floor.url}/v1beta/models/gemini-2.5-flash-preview-tts:generateContent`, SPEECH, {}),
+      pids: { floor: floor.pid, store: stack.pids.store, ...shared },
     },
     relay: {
       name: 'relay',
@@ -108,9 +120,9 @@ try {
   const ownRelay = ['api', 'worker', 'redis'];
   const rows = (part: string) => {
     const direct = cells[`${part} direct`]!;
-    return ['Portkey', 'relay'].map((name) => {
+    return ['Portkey', 'floor', 'relay'].map((name) => {
       const cell = cells[`${part} ${name}`]!;
-      const own = name === 'relay' ? cpuOf(cell, ownRelay) : cpuOf(cell, ['portkey']);
+      const own = cpuOf(cell, name === 'relay' ? ownRelay : name === 'floor' ? ['floor'] : ['portkey']);
       return {
         part,
         target: name,
@@ -126,8 +138,8 @@ try {
   };
   const table = want('comparison') ? ['images c=64', 'images c=1', 'speech c=16'].flatMap(rows) : [];
   const pick = (part: string, target: string) => table.find((r) => r.part === part && r.target === target)!;
-  const ratio = (part: string, figure: 'perSecond' | 'addedP99Ms' | 'cpuMsOwn') =>
-    round(pick(part, 'relay')[figure] / Math.max(0.1, pick(part, 'Portkey')[figure]), 2);
+  const ratio = (part: string, figure: 'perSecond' | 'addedP99Ms' | 'cpuMsOwn' | 'cpuMsWithStore', peer = 'Portkey') =>
+    round(pick(part, 'relay')[figure] / Math.max(0.1, pick(part, peer)[figure]), 2);
   // issue 24's targets; speech and c=1 keep issue 16's, which issue 24 does not replace
   const ratios = !want('comparison')
     ? {}
@@ -140,6 +152,19 @@ try {
         ),
         'speech c=16: relay/Portkey CPU per request, store excluded (issue 16: <= 2)': ratio('speech c=16', 'cpuMsOwn'),
         'images c=1: relay added p50 ms, store included (issue 16: <= 8)': pick('images c=1', 'relay').addedP50Ms,
+        // issue 35: the relay against the least a durable relay must do (forward, copy, store, answer)
+        'images c=64: relay/floor CPU per request, all processes with the store (issue 35: <= 1.25)': ratio(
+          'images c=64',
+          'cpuMsWithStore',
+          'floor',
+        ),
+        'images c=64: relay/floor req/s (issue 35: >= 0.85)': ratio('images c=64', 'perSecond', 'floor'),
+        'images c=64: relay/floor added p99 (issue 35: <= 1.25)': ratio('images c=64', 'addedP99Ms', 'floor'),
+        'speech c=16: relay/floor CPU per request, all processes with the store (issue 35: <= 1.25)': ratio(
+          'speech c=16',
+          'cpuMsWithStore',
+          'floor',
+        ),
       };
   if (want('comparison')) report.comparison = { loadAtStart: loads, speechAnswerBytes: speechBytes, table, ratios, cells };
   await Promise.all([worker.stop(), api.stop()]);
@@ -213,6 +238,7 @@ try {
 } finally {
   await Promise.all(started.map((p) => p.stop()));
   await portkey.stop();
+  await floor.stop();
   await stack.close();
 }
 
