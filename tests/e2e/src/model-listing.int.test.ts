@@ -27,6 +27,10 @@ test('GET /v1/models: OpenAI shape for a Bearer caller, Gemini shape for a Googl
     created: Date.UTC(2025, 3, 15) / 1000,
     owned_by: 'relay',
   });
+  // a speech model names its voices, the GA ones too
+  for (const id of [SPEECH, 'vendor-3.8-flash-tts', 'vendor-3.8-flash-lite-tts']) {
+    expect(openai.data.find((m) => m.id === id)).toMatchObject({ voices: expect.arrayContaining(['Kore', 'Puck', 'Zephyr']) });
+  }
 
   for (const [path, headers] of [
     ['/v1/models', goog()],

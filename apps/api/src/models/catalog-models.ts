@@ -15,18 +15,29 @@ export function releasedAt(id: string): number {
 /** The path of one model, in either dialect. */
 export const modelPath = z.object({ model: z.string().describe('A model id of the catalog') });
 
-const openAIModel = (id: string): OpenAIModel => ({ id, object: 'model', created: releasedAt(id), owned_by: 'relay' });
+/** A model as OpenAI lists one; a speech model also names its voices, so a client can offer them. */
+const openAIModel = (id: string, speech?: SpeechModel): OpenAIModel => ({
+  id,
+  object: 'model',
+  created: releasedAt(id),
+  owned_by: 'relay',
+  ...(speech ? { voices: speech.voices } : {}),
+});
 
 /**
  * What a key may use, as OpenAI lists models: the image models (POST /v1/images/generations)
  * and the speech models (POST /v1beta/models/{id}:generateContent).
  */
 export function openAIModels(catalog: Catalog): OpenAIModel[] {
-  return [...Object.keys(catalog.imageModels), ...Object.keys(catalog.speechModels)].map(openAIModel);
+  return [
+    ...Object.keys(catalog.imageModels).map((id) => openAIModel(id)),
+    ...Object.entries(catalog.speechModels).map(([id, model]) => openAIModel(id, model)),
+  ];
 }
 
 export function openAIModelOf(catalog: Catalog, id: string): OpenAIModel | undefined {
-  return ownValue(catalog.imageModels, id) || ownValue(catalog.speechModels, id) ? openAIModel(id) : undefined;
+  const speech = ownValue(catalog.speechModels, id);
+  return ownValue(catalog.imageModels, id) || speech ? openAIModel(id, speech) : undefined;
 }
 
 /** The methods Google's paths serve for a speech model. */
@@ -39,7 +50,7 @@ export function geminiModel(id: string, model: SpeechModel): GeminiModel {
     baseModelId: id,
     version: '001',
     displayName: id,
-    description: `Text to speech with ${model.voices.length} prebuilt voices, through the relay`,
+    description: `Text to speech through the relay, with ${model.voices.length} prebuilt voices: ${model.voices.join(', ')}`,
     inputTokenLimit: model.inputTokenLimit,
     outputTokenLimit: model.maxOutputTokens,
     supportedGenerationMethods: GEMINI_METHODS,

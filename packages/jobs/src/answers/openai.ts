@@ -80,6 +80,10 @@ export const openAIModelSchema = z
     object: z.literal('model'),
     created: z.number().int().describe('Unix seconds: the release date the model id carries (YYMMDD suffix), else 0'),
     owned_by: z.string(),
+    voices: z
+      .array(z.string())
+      .optional()
+      .describe("Speech models: the model's voices (OpenAI's voice names are also taken, through the relay's table)"),
   })
   .meta({ id: 'OpenAIModel' });
 export type OpenAIModel = z.input<typeof openAIModelSchema>;
