@@ -27,6 +27,18 @@ export function openPost(url: URL, payload: string, headers: Record<string, stri
   });
 }
 
+/** The most of an error answer a stream reader reads: its JSON names the error, the rest is dropped. */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+
+/** A body or an event's data as JSON; undefined for an empty or unreadable one (the caller says what that means). */
+export const parseJson = (text: string): unknown => {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /** A whole (small, or non-streamed) body as text; beyond `maxBytes` the answer is dropped and the rest refused. */
 export async function readText(res: IncomingMessage, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
   const chunks: Buffer[] = [];

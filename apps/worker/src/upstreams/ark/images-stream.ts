@@ -6,7 +6,7 @@ import { UpstreamError } from '../upstream-error.js';
 import { eventsOfAnswer } from './answer-events.js';
 import { toUpstreamError } from './errors.js';
 import { sanitizeVendorText } from '../sanitize.js';
-import { isEventStream, openPost, readText, sseMessages } from '../event-stream.js';
+import { isEventStream, MAX_ERROR_BODY_BYTES, openPost, parseJson, readText, sseMessages } from '../event-stream.js';
 import { arkErrorSchema, type ArkImageRequest } from './schema.js';
 import { ARK_STREAM_EVENT_TYPES, arkStreamEventSchema, type ArkStreamEvent } from './stream-events.js';
 import { StreamInterrupted, type StreamArrivals } from '../stream-interrupted.js';
@@ -18,16 +18,7 @@ export interface StreamOptions {
 
 /** One event may be a b64_json image of a 4K PNG: tens of MB; beyond this the stream is refused. */
 const MAX_EVENT_CHARS = 128 * 1024 * 1024;
-const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 const IDLE = Symbol('no event within the deadline');
-
-const parseJson = (text: string): unknown => {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * What one SSE message means: an event to hand on, nothing (a type this client does not know,

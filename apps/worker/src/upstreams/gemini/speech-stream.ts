@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { SpeechRequest } from '@relay/jobs';
 import type { CallObserver } from '../../metrics.js';
-import { isEventStream, openPost, readText, sseMessages } from '../event-stream.js';
+import { isEventStream, MAX_ERROR_BODY_BYTES, openPost, parseJson, readText, sseMessages } from '../event-stream.js';
 import { describeNetworkError, type UpstreamTarget } from '../post-json.js';
 import { sanitizeVendorText } from '../sanitize.js';
 import { UpstreamError } from '../upstream-error.js';
@@ -10,16 +10,7 @@ import { geminiErrorSchema, geminiResponseSchema, type GeminiResponse } from './
 
 /** An event is a second or so of base64 PCM; the whole clip as one event (2.5 previews) is at most ~16 MB of PCM. */
 const MAX_EVENT_CHARS = 32 * 1024 * 1024;
-const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 const IDLE = Symbol('no event within the deadline');
-
-const parseJson = (text: string): unknown => {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 const readPiece = (data: unknown, secret: string): GeminiResponse => {
   // an error object inside a 200 stream is the vendor's failure, told as its error answers are
