@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { AppError, formatMoney, runStep, type Step } from '@relay/core';
+import { AppError, formatMoney, MAX_MICRO_UNITS, runStep, type Step } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import {
   beginScript,
@@ -202,14 +202,26 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       return (state ?? undefined) as ReservationState | undefined;
     },
     async credit(accountId, amount, note = '') {
-      const { status, balance } = await creditScript(
+      if (!Number.isSafeInteger(amount) || Math.abs(amount) > MAX_MICRO_UNITS)
+        throw new AppError('invalid_request', `amount ${amount} is not an integer of micro-units within ±${MAX_MICRO_UNITS}`, {
+          param: 'amount',
+        });
+      const { status, balance, reserved } = await creditScript(
         redis,
         { account: keys.account(accountId), ledger: keys.ledger(accountId) },
-        { amount, accountId, note },
+        { amount, accountId, note, ceiling: MAX_MICRO_UNITS },
       );
       if (status === -1) throw new AppError('not_found', `no account ${accountId}`);
       if (status === 0)
         throw new AppError('invalid_request', `a debit of ${-amount} would leave the balance (${balance}) below zero`, { param: 'amount' });
+      if (status === -2)
+        throw new AppError(
+          'invalid_request',
+          `a credit of ${amount} would take the account (balance ${balance}, reserved ${reserved}) past ${MAX_MICRO_UNITS} micro-units ` +
+            `(${formatMoney(MAX_MICRO_UNITS)} units), the most one account may hold: nothing was credited; ` +
+            `at most ${Math.max(0, MAX_MICRO_UNITS - balance - reserved)} more fits`,
+          { param: 'amount' },
+        );
       return { balance };
     },
     async balanceOf(accountId) {

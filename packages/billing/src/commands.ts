@@ -67,8 +67,10 @@ export const creditScript = luaCommand({
   name: 'billing.credit',
   lua: creditLua,
   keys: ['account', 'ledger'],
-  args: ['amount', 'accountId', 'note'],
-  reply: accountFigures.transform(([status, balance]) => ({ status, balance })),
+  args: ['amount', 'accountId', 'note', 'ceiling'],
+  reply: z
+    .tuple([z.literal([-2, -1, 0, 1]), z.number(), z.number()])
+    .transform(([status, balance, reserved]) => ({ status, balance, reserved })),
 });
 
 export const openLongerThanScript = luaCommand({

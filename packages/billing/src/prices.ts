@@ -1,7 +1,16 @@
 import type { ImageModel, SpeechModel } from '@relay/core';
 
-/** Ceil of tokens x price-per-million, in integer micro-units (no floating-point money). */
-export const tokenCost = (tokens: number, pricePerMillion: number) => Math.ceil((tokens * pricePerMillion) / 1_000_000);
+/**
+ * Ceil of tokens x price-per-million, in integer micro-units (no floating-point money). A product
+ * past 2^53 (a price near the ceiling of every amount, MAX_MICRO_UNITS, times a long text) is
+ * worked out in BigInt: never rounded before it is divided.
+ */
+export function tokenCost(tokens: number, pricePerMillion: number): number {
+  const product = tokens * pricePerMillion;
+  if (Number.isSafeInteger(product) || !Number.isInteger(tokens) || !Number.isInteger(pricePerMillion))
+    return Math.ceil(product / 1_000_000);
+  return Number((BigInt(tokens) * BigInt(pricePerMillion) + 999_999n) / 1_000_000n);
+}
 
 export const imageCost = (model: ImageModel, images: number) => model.price * images;
 

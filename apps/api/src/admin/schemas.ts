@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { balanceSchema } from '@relay/billing';
+import { MAX_MICRO_UNITS } from '@relay/core';
 import { accountSchema, keyRecordSchema } from '../auth/records.js';
 
 const name = z.string().trim().min(1, 'name must not be empty').max(200);
@@ -36,8 +37,13 @@ export const creditBody = z
     amount: z
       .number()
       .int('amount is in integer micro-units')
+      .min(-MAX_MICRO_UNITS, `amount must be at least -${MAX_MICRO_UNITS} micro-units`)
+      .max(MAX_MICRO_UNITS, `amount must be at most ${MAX_MICRO_UNITS} micro-units (one billion units), the most an account may hold`)
       .refine((n) => n !== 0, 'amount must not be 0')
-      .describe('integer micro-units (1,000,000 = one unit); negative to correct a mistake, never below a zero balance'),
+      .describe(
+        `integer micro-units (1,000,000 = one unit); negative to correct a mistake, never below a zero balance; ` +
+          `a credit that would take the account's balance and reserved together past ${MAX_MICRO_UNITS} (one billion units) is refused`,
+      ),
     note: z.string().max(500).optional(),
   })
   .meta({ id: 'CreditBody' });

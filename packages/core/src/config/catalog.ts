@@ -3,6 +3,15 @@ import { z } from 'zod';
 import { ConfigError, type Env } from './env.js';
 import { defaultCatalog } from './catalog-default.js';
 import { ownValue } from '../own.js';
+import { MAX_MICRO_UNITS } from '../money/money.js';
+
+/** A price in micro-units: an integer within the ceiling of every amount (money.ts). */
+const price = () =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_MICRO_UNITS, `a price is at most ${MAX_MICRO_UNITS} micro-units (one billion units), the ceiling of every amount`);
 
 const upstreamSchema = z.strictObject({
   protocol: z.enum(['ark', 'gemini']),
@@ -52,14 +61,14 @@ const imageModelSchema = z.strictObject({
    * the images, however many searches it ran): reserved per call asked to search, charged per call
    * whose answer counts a search (`usage.tool_usage.web_search`).
    */
-  webSearchPrice: z.number().int().min(0).default(0),
+  webSearchPrice: price().default(0),
   upstreamSize: upstreamSizeSchema,
   /** The modes of the vendor's optimize_prompt_options.mode the model takes (none: it takes no such field). */
   promptModes: z.array(z.enum(['standard', 'fast'])).default([]),
   /** Whether the vendor streams the model's images as they are made (Ark `stream: true`). */
   stream: z.boolean().default(false),
   /** Micro-units per delivered image. */
-  price: z.number().int().min(0),
+  price: price(),
 });
 
 const speechModelSchema = z.strictObject({
@@ -67,8 +76,8 @@ const speechModelSchema = z.strictObject({
   upstreamModel: z.string(),
   /** Micro-units per million input text tokens and per million output audio tokens. */
   price: z.strictObject({
-    inputPerMillion: z.number().int().min(0),
-    outputPerMillion: z.number().int().min(0),
+    inputPerMillion: price(),
+    outputPerMillion: price(),
   }),
   maxInputChars: z.number().int().positive().default(32_000),
   /** The model's output allowance in tokens: the reservation assumes all of it is used. */

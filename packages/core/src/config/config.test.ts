@@ -7,6 +7,7 @@ import { defaultCatalog } from './catalog-default.js';
 import { loadCatalog } from './catalog.js';
 import { refusePlaceholders } from './common.js';
 import { ConfigError, envInt, envString, envUrl, parseEnv } from './env.js';
+import { MAX_MICRO_UNITS } from '../money/money.js';
 
 const schema = z.object({
   TOKEN: envString().optional(),
@@ -71,4 +72,19 @@ test("a speech model's retirement names a successor, and a sunset date (or date-
   expect(loadCatalog({ RELAY_CONFIG: withRetirement({ successor: 'x' }) }).speechModels).toBeDefined();
   expect(() => loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: 'soon', successor: 'x' }) })).toThrow(/sunset/);
   expect(() => loadCatalog({ RELAY_CONFIG: withRetirement({ sunset: '2027-01-06' }) })).toThrow(/successor/);
+});
+
+test('every price of the catalog is held to the ceiling of every amount (MAX_MICRO_UNITS)', () => {
+  const [imageId, image] = Object.entries(defaultCatalog.imageModels)[0]!;
+  const [speechId, speech] = Object.entries(defaultCatalog.speechModels)[0]!;
+  const withImage = (changes: Record<string, unknown>) =>
+    JSON.stringify({ ...defaultCatalog, imageModels: { ...defaultCatalog.imageModels, [imageId]: { ...image, ...changes } } });
+  const withSpeechPrice = (price: Record<string, number>) =>
+    JSON.stringify({ ...defaultCatalog, speechModels: { ...defaultCatalog.speechModels, [speechId]: { ...speech, price } } });
+  expect(loadCatalog({ RELAY_CONFIG: withImage({ price: MAX_MICRO_UNITS }) }).imageModels[imageId]?.price).toBe(MAX_MICRO_UNITS);
+  expect(() => loadCatalog({ RELAY_CONFIG: withImage({ price: MAX_MICRO_UNITS + 1 }) })).toThrow(/price is at most 1000000000000000/);
+  expect(() => loadCatalog({ RELAY_CONFIG: withImage({ webSearchPrice: Number.MAX_SAFE_INTEGER }) })).toThrow(/webSearchPrice/);
+  expect(() => loadCatalog({ RELAY_CONFIG: withSpeechPrice({ inputPerMillion: 1, outputPerMillion: 2 ** 60 }) })).toThrow(
+    /outputPerMillion/,
+  );
 });

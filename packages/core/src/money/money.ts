@@ -7,6 +7,15 @@
 export const MICRO_PER_UNIT = 1_000_000;
 
 /**
+ * The ceiling of every amount: no price, credit or reservation is larger, and an account never
+ * holds more (its balance and what is reserved from it, together). 10^15 micro-units are one
+ * billion units, just past the most `parseUnits` reads; sums of such amounts (spent, the usage aggregates)
+ * stay far below 2^53, where JavaScript's numbers and Redis's Lua stop counting every micro-unit.
+ * A credit that would pass it is refused, never rounded.
+ */
+export const MAX_MICRO_UNITS = 1_000_000_000_000_000;
+
+/**
  * Micro-units as units, exactly: thousands grouped, at least 2 decimals and as many more as the
  * amount needs (at most 6, which is every micro-unit): 12.50, 0.175, 0.00005. Never rounded,
  * so no two places can round one amount two ways.
