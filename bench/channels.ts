@@ -48,7 +48,7 @@ try {
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}/admin${path}`, {
       method,
-      headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer bench-admin-token-of-at-least-32-characters', 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);

@@ -31,7 +31,7 @@ try {
     (
       await fetch(`${base}/admin${path}`, {
         method,
-        headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
+        headers: { authorization: 'Bearer bench-admin-token-of-at-least-32-characters', 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
     ).json() as Promise<Record<string, unknown>>;

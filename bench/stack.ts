@@ -69,7 +69,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     GEMINI_BASE_URL: sim.ready.url!,
     GEMINI_API_KEY: 'sim-key',
     METRICS_PORT: '0',
-    ADMIN_TOKEN: 'bench-admin',
+    ADMIN_TOKEN: 'bench-admin-token-of-at-least-32-characters',
     RATE_LIMIT_PER_MINUTE: '0',
     MAX_WAIT_MS: '600000',
     PORT: '0',
@@ -111,7 +111,7 @@ export async function benchKey(api: AppProcess): Promise<string> {
   const admin = (path: string, body: unknown) =>
     fetch(`${api.ready.url}/admin${path}`, {
       method: 'POST',
-      headers: { authorization: 'Bearer bench-admin', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer bench-admin-token-of-at-least-32-characters', 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<Record<string, string>>);
   // account names are unique

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  adminTokenEnv,
   catalogEnv,
   envBool,
   envInt,
@@ -28,8 +29,8 @@ export const apiEnvSchema = z.object({
   PUBLIC_URL: envUrl().optional(),
   /** Trust X-Forwarded-* from a reverse proxy (Express "trust proxy"). */
   TRUST_PROXY: envBool().default(false),
-  /** Enables /admin; unset means the admin API answers 404. */
-  ADMIN_TOKEN: envString().optional(),
+  /** Enables /admin; unset means the admin API answers 404. At least 32 characters (openssl rand -hex 32). */
+  ADMIN_TOKEN: adminTokenEnv(),
   /** Two inline images at the 10 MiB cap fit (base64 adds a third); larger sets go as URLs. Parsing is
    * synchronous: this bounds how long one body can hold the event loop (~50 ms at 32 MiB). */
   BODY_LIMIT_BYTES: envInt(1024).default(32 * MiB),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBool, envInt, envString, envUrl, parseEnv, type Env } from '@relay/core';
+import { adminTokenEnv, envBool, envInt, envString, envUrl, parseEnv, type Env } from '@relay/core';
 
 /** Only what the launcher itself decides; everything else passes through to the apps. */
 export const embeddedEnvSchema = z
@@ -20,7 +20,8 @@ export const embeddedEnvSchema = z
     /** The demo's upstream takes this long per call, so the queue and the wait are visible. */
     SIM_LATENCY_MS: envInt().default(1_500),
     RELAY_DATA_DIR: envString().default('.data'),
-    ADMIN_TOKEN: envString().optional(),
+    /** Unset: the one kept in the data folder (data-dir.ts). At least 32 characters, as the api takes it. */
+    ADMIN_TOKEN: adminTokenEnv(),
     CHANNEL_SECRET: envString().optional(),
   })
   .superRefine((env, ctx) => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { adminTokenTooShort, ConfigError } from '@relay/core';
 
 /**
  * What `npm start` keeps in its data directory (docs/npm-start.md names these files):
@@ -18,12 +19,23 @@ function secretIn(dataDir: string, name: string, given: string | undefined): str
     const saved = readFileSync(file, 'utf8').trim();
     if (saved) return saved;
   }
-  const secret = randomBytes(24).toString('base64url');
+  // 256 random bits: 43 characters, past the 32 the api takes as an admin token
+  const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 
-export const adminTokenIn = (dataDir: string, given: string | undefined) => secretIn(dataDir, 'admin-token', given);
+/** The admin token: ADMIN_TOKEN, else the one kept in the data folder, made there the first time. */
+export function adminTokenIn(dataDir: string, given: string | undefined) {
+  const token = secretIn(dataDir, 'admin-token', given);
+  // a kept one edited by hand: said here, before any part starts, rather than by the api after
+  const refused = given ? undefined : adminTokenTooShort(token);
+  if (refused)
+    throw new ConfigError(
+      `the admin token kept in ${join(dataDir, 'admin-token')} ${refused}; or delete the file and npm start makes a new one`,
+    );
+  return token;
+}
 export const channelSecretIn = (dataDir: string, given: string | undefined) => secretIn(dataDir, 'channel-secret', given);
 
 export const RUNNING_FILE = 'relay.json';

@@ -113,7 +113,7 @@ describe.skipIf(!hasCompose)('docker-compose.yml rendered from .env.example', ()
     // the simulator profile runs on the placeholders as shipped; anything else refuses them
     const api = loadApiConfig(envOf(simulator.services.api!));
     expect(api.HOST).toBe('0.0.0.0');
-    expect(api.ADMIN_TOKEN).toBe('change-me-admin-token');
+    expect(api.ADMIN_TOKEN).toBe('change-me-admin-token-of-at-least-32-characters');
     loadWorkerConfig(envOf(simulator.services.worker!));
     expect(() => loadApiConfig(envOf(plain.services.api!))).toThrow(ConfigError);
     expect(() => loadApiConfig(envOf(plain.services.api!))).toThrow(

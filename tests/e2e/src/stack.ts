@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
@@ -108,7 +109,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       : await startRedis();
   const s3 = await startS3({ own: options.ownS3 });
   const sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', LOG_LEVEL: 'silent', ...options.simulator }));
-  const adminToken = uniqueName('admin');
+  // unique to the stack, and as long as the api takes (32 characters at least)
+  const adminToken = `${uniqueName('admin')}-${randomBytes(16).toString('hex')}`;
   const env: Env = {
     REDIS_URL: redis.url,
     REDIS_PREFIX: prefix,

@@ -21,6 +21,27 @@ export const s3Env = {
   S3_CREATE_BUCKET: envBool().default(false),
 };
 
+/**
+ * The shortest ADMIN_TOKEN taken: 32 characters (`openssl rand -hex 32` makes 64). The token opens
+ * every account's money and keys; a short one is a guessable one.
+ */
+export const MIN_ADMIN_TOKEN_CHARS = 32;
+
+/** Why a token is refused, or undefined when it is long enough: the api's and npm start's words alike. */
+export function adminTokenTooShort(token: string): string | undefined {
+  if (token.length >= MIN_ADMIN_TOKEN_CHARS) return undefined;
+  return `must be at least ${MIN_ADMIN_TOKEN_CHARS} characters, and this one has ${token.length}: make one with openssl rand -hex 32`;
+}
+
+/** ADMIN_TOKEN: unset (no admin API), or a token of at least MIN_ADMIN_TOKEN_CHARS characters. */
+export const adminTokenEnv = () =>
+  envString()
+    .superRefine((token, ctx) => {
+      const refused = adminTokenTooShort(token);
+      if (refused) ctx.addIssue({ code: 'custom', message: refused });
+    })
+    .optional();
+
 export const logEnv = {
   LOG_LEVEL: z.preprocess(
     (v) => (v === '' ? undefined : v),
