@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { formatMoney } from '@relay/core/money';
 import { npmCommand, npmRunCommand, shellWord } from '@relay/core/npm-command';
 import { BATCH_COMMANDS } from './batch/commands.js';
-import { endpointOf, promptsToJsonl } from './batch/input.js';
+import { endpointOf, modelsOf, promptsToJsonl, type NamedModel } from './batch/input.js';
 import { follow } from './batch/follow.js';
 import { describeBatch, hasEnded, progressOf } from './batch/describe.js';
 import { describeFailures, readManifest, writeState } from './batch/collect.js';
@@ -33,8 +33,9 @@ ${BATCH_COMMANDS.map((c) => `  ${`${c} ${SYNTAX[c].args}`.padEnd(44)}${SYNTAX[c]
   --quiet                no progress bar
 
   Exit codes: 0 the batch completed and every line is done; 1 it did not complete or a line
-  failed (the first failures are printed, every one is in manifest.json), or the relay could not
-  be reached; 2 a mistake in the command line (an unknown option, command or model), nothing sent;
+  failed (each reason is printed once with its count of lines, every line is in manifest.json), or
+  the relay could not be reached; 2 a mistake in the command line (an unknown option, command or
+  model, in --model or in a .jsonl's lines), nothing sent;
   130 stopped (Ctrl-C), the batch goes on at the relay.
 
   Paths are relative to the folder you ran npm in. Money is shown in units (1 = 1,000,000 micro-units).
@@ -73,7 +74,8 @@ async function main() {
   const source = resolve(here, arg);
   if (!existsSync(source)) throw new UsageError(`no such file: ${source} (paths are relative to the folder npm ran in)`, command);
   // before anything is uploaded: a model the relay does not serve would fail every line, after the upload and the wait
-  if (!arg.endsWith('.jsonl')) await checkModel(client, values.model);
+  if (arg.endsWith('.jsonl')) await checkLineModels(client, source, basename(arg));
+  else await checkModel(client, values.model);
   // a prompts file becomes batch lines in a folder of its own, removed once uploaded: nothing is left beside the user's files
   const scratch = arg.endsWith('.jsonl') ? undefined : mkdtempSync(join(tmpdir(), 'relay-batch-'));
   let file: OpenAI.Files.FileObject;
@@ -112,7 +114,8 @@ async function main() {
   });
   const dir = outFor(batch.id);
   resumeHint = hint(batch.id, dir);
-  console.error(`batch ${batch.id}: ${batch.request_counts?.total ?? 0} lines (${batch.status}); files go to ${dir}`);
+  const total = batch.request_counts?.total ?? 0;
+  console.error(`batch ${batch.id}: ${total} line${total === 1 ? '' : 's'} (${batch.status}); files go to ${dir}`);
   console.error(`  stopped before it ends? ${resumeHint}`);
   if (batch.status === 'failed') {
     for (const e of batch.errors?.data ?? []) console.error(`  ${e.message}`);
@@ -137,7 +140,39 @@ async function checkModel(client: OpenAI, model: string) {
   );
 }
 
-/** The batch's end in one line, then its first failed lines; 0 only when every line is done. */
+/** Whether the relay answers for a model it does not list (only its 404 says no): asked where a line would ask. */
+async function answersFor(model: string, dialect: NamedModel['dialect']) {
+  const res =
+    dialect === 'gemini'
+      ? await fetch(`${target.url}/v1beta/models/${encodeURIComponent(model)}`, { headers: { 'x-goog-api-key': target.key! } })
+      : await fetch(`${target.url}/v1/models/${encodeURIComponent(model)}`, { headers: { authorization: `Bearer ${target.key}` } });
+  await res.body?.cancel();
+  return res.status !== 404;
+}
+
+/** "line 4", "lines 2, 3, 5 and 7 more" */
+const linesOf = ({ lines, first }: NamedModel) =>
+  `line${lines === 1 ? '' : 's'} ${first.join(', ')}${lines > first.length ? ` and ${lines - first.length} more` : ''}`;
+
+/**
+ * Refuses (exit 2) a JSONL input whose lines name a model the relay does not have, naming the
+ * model, the lines, the one meant and every model there is: each such line would fail, after the
+ * upload and the wait, while the others are charged.
+ */
+async function checkLineModels(client: OpenAI, source: string, name: string) {
+  const named = await modelsOf(source);
+  if (!named.size) return;
+  const models = (await client.models.list()).data.map((m) => m.id);
+  const refused: string[] = [];
+  for (const [model, where] of named) {
+    if (models.includes(model) || (await answersFor(model, where.dialect))) continue;
+    const meant = nearestModel(model, models);
+    refused.push(`the relay has no model '${model}' (${linesOf(where)} of ${name})${meant ? `; did you mean '${meant}'?` : ''}`);
+  }
+  if (refused.length) throw new UsageError(`${refused.join('\n')}\nits models: ${models.join(', ')}`, 'run');
+}
+
+/** The batch's end in one line, then why lines failed (each reason once, with its count); 0 only when every line is done. */
 function report(batch: OpenAI.Batches.Batch, dir: string) {
   resumeHint = undefined; // it has ended: nothing to resume
   const counts = batch.request_counts ?? { total: 0, completed: 0, failed: 0 };

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { startStack, type Stack } from './stack.js';
 
 /**
  * The batch CLI's answers to what a new user types wrong in the first hour (issue 34): a typo in
- * an option, a model the relay does not have, a batch whose lines fail. Each is the real CLI,
+ * an option, a model the relay does not have (in --model or in batch lines), a batch whose lines fail. Each is the real CLI,
  * spawned with the user's arguments, judged by its output and exit code once it has exited.
  */
 let stack: Stack;
@@ -99,22 +99,56 @@ test('a model the relay does not list is refused before anything is uploaded, wi
   expect(lines[1]).toContain('vendor-2.5-flash-preview-tts');
   expect(lines.slice(2)).toEqual(['usage: npm run batch -- run <prompts.txt | lines.jsonl> [options]', 'see: npm run batch -- --help']);
   noStack(err);
+
+  // batch lines of one's own: every model they name is checked, an image body's as a Gemini path's
+  const line = (id: string, url: string, body: object) => JSON.stringify({ custom_id: id, method: 'POST', url, body });
+  const image = (id: string, model: string) => line(id, '/v1/images/generations', { model, prompt: `kite ${id}` });
+  writeFileSync(
+    join(dir, 'lines.jsonl'),
+    [image('good', 'vendor-gen-4-0-250828'), ...[1, 2, 3, 4].map((i) => image(`typo-${i}`, 'vendor-gen-4-0-25082'))].join('\n'),
+  );
+  const jsonl = await batch(['run', join(dir, 'lines.jsonl'), '--quiet', '--out', join(dir, 'out')], {
+    RELAY_URL: stack.url,
+    RELAY_API_KEY: key,
+  });
+  expect(jsonl.code, jsonl.err).toBe(2);
+  const told = jsonl.err.trimEnd().split('\n');
+  expect(told[0]).toBe(
+    "the relay has no model 'vendor-gen-4-0-25082' (lines 2, 3, 4 and 1 more of lines.jsonl); did you mean 'vendor-gen-4-0-250828'?",
+  );
+  expect(told[1]).toMatch(/^its models: .*\bvendor-gen-4-0-250828\b/);
+  noStack(jsonl.err);
+  const speech = { contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { responseModalities: ['AUDIO'] } };
+  writeFileSync(join(dir, 'speech.jsonl'), line('s', '/v1beta/models/vendor-2.5-flash-tts:generateContent', speech));
+  const gemini = await batch(['run', join(dir, 'speech.jsonl'), '--quiet'], { RELAY_URL: stack.url, RELAY_API_KEY: key });
+  expect(gemini.code, gemini.err).toBe(2);
+  expect(gemini.err.split('\n')[0]).toMatch(/^the relay has no model 'vendor-2\.5-flash-tts' \(line 1 of speech\.jsonl\); did you mean '/);
+
   // nothing was uploaded, no batch made, no folder written
   const list = async (path: string) =>
     ((await (await fetch(`${stack.url}/v1/${path}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: unknown[] }).data;
   expect(await list('files')).toEqual([]);
   expect(await list('batches')).toEqual([]);
-  expect(readdirSync(dir)).toEqual(['prompts.txt']);
+  expect(readdirSync(dir).sort()).toEqual(['lines.jsonl', 'prompts.txt', 'speech.jsonl']);
 }, 60_000);
 
-test('a batch that ends with failed lines names the first three, one line each with its id and reason, and exits 1', async () => {
+test('a batch that ends with failed lines tells each reason once, with how many lines and which, and exits 1', async () => {
   const { key } = await stack.newKey();
   const dir = mkdtempSync(join(tmpdir(), 'relay-batch-failed-'));
-  const line = (id: string, model: string) =>
-    JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/images/generations', body: { model, prompt: `kite ${id}` } });
+  const line = (id: string, body: object) =>
+    JSON.stringify({
+      custom_id: id,
+      method: 'POST',
+      url: '/v1/images/generations',
+      body: { model: 'vendor-gen-4-0-250828', prompt: `kite ${id}`, ...body },
+    });
   writeFileSync(
     join(dir, 'lines.jsonl'),
-    [line('good', 'vendor-gen-4-0-250828'), ...['bad-1', 'bad-2', 'bad-3', 'bad-4'].map((id) => line(id, 'vendor-gen-9'))].join('\n'),
+    [
+      line('good', {}),
+      ...['small-1', 'small-2', 'small-3', 'small-4'].map((id) => line(id, { size: '13x13' })),
+      line('many', { n: 99 }),
+    ].join('\n'),
   );
   const out = join(dir, 'out');
   const { code, err } = await batch(['run', join(dir, 'lines.jsonl'), '--quiet', '--out', out], {
@@ -123,13 +157,14 @@ test('a batch that ends with failed lines names the first three, one line each w
   });
   expect(code, err).toBe(1);
   const lines = err.trimEnd().split('\n');
-  const end = lines.findIndex((l) => / completed: 1 done, 4 failed of 5; /.test(l));
+  const end = lines.findIndex((l) => / completed: 1 done, 5 failed of 6; /.test(l));
   expect(end, err).toBeGreaterThan(-1);
-  const failures = lines.slice(end + 1);
-  expect(failures).toHaveLength(4);
-  for (const failure of failures.slice(0, 3))
-    expect(failure).toMatch(/^ {2}bad-\d failed \(400 invalid_request\): model: unknown model "vendor-gen-9"; .{10,}$/);
-  expect(new Set(failures.slice(0, 3).map((f) => f.split(' ')[2])).size).toBe(3);
-  expect(failures[3]).toBe('  ... and 1 more failed line, each under "errors" in the manifest');
-  expect(existsSync(join(out, 'manifest.json'))).toBe(true);
+  expect(lines.slice(end + 1)).toEqual([
+    expect.stringMatching(
+      /^ {2}4 lines failed \(400 invalid_request\): size 13x13 has 169 pixels; .{10,} \(small-1, small-2, small-3 and 1 more\)$/,
+    ),
+    '  1 line failed (400 invalid_request): n must be within [1, 10] (many)',
+  ]);
+  const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { errors: Record<string, unknown> };
+  expect(Object.keys(manifest.errors).sort()).toEqual(['many', 'small-1', 'small-2', 'small-3', 'small-4']);
 }, 120_000);

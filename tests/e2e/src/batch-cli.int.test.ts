@@ -81,10 +81,10 @@ test('a prompts file in, every image and a manifest out; a line the relay refuse
     '--out',
     join(dir, 'speech'),
   ]);
-  // every line failed: exit 1, the first failures named where the user looks
+  // every line failed: exit 1, the reason named where the user looks, once for both lines
   const ended = await speech.exited;
   expect(ended.code).toBe(1);
-  expect(ended.err).toMatch(/^ {2}line-00001 failed \(400 INVALID_ARGUMENT\): .*unknown voice "Nobody"/m);
+  expect(ended.err).toMatch(/^ {2}2 lines failed \(400 INVALID_ARGUMENT\): .*unknown voice "Nobody".* \(line-00001, line-00002\)$/m);
   const refused = JSON.parse(readFileSync(join(dir, 'speech', 'manifest.json'), 'utf8')) as Manifest;
   expect(refused.errors).toEqual({
     'line-00001': { status: 400, code: 'INVALID_ARGUMENT', message: expect.stringMatching(/voice/) },

@@ -109,17 +109,36 @@ const oneLine = (text: string, max = 200) => {
   return folded.length > max ? `${folded.slice(0, max - 1)}…` : folded;
 };
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /**
- * The first `max` failed lines, one line each (custom_id, status and code, why), and how many
- * more there are: printed when a batch ends, so a failure is seen without opening the manifest.
+ * Why lines failed, one line per distinct reason (status, code and message), the commonest
+ * first: how many lines, why, and the first few of their custom_ids; the reasons past `max`
+ * summed up in a last line. Printed when a batch ends, so the reasons are seen without opening the
+ * manifest, and a thousand lines refused for one mistake are one line, not a thousand.
  */
-export function describeFailures(manifest: Pick<Manifest, 'errors'>, max = 3): string[] {
-  const failed = Object.entries(manifest.errors);
-  const lines = failed
-    .slice(0, max)
-    .map(([id, e]) => `  ${id} failed (${[e.status, e.code].filter((v) => v !== null).join(' ')}): ${oneLine(e.message) || '-'}`);
-  const more = failed.length - max;
-  if (more > 0) lines.push(`  ... and ${more} more failed line${more === 1 ? '' : 's'}, each under "errors" in the manifest`);
+export function describeFailures(manifest: Pick<Manifest, 'errors'>, max = 5, ids = 3): string[] {
+  const reasons = new Map<string, { head: string; message: string; ids: string[] }>();
+  for (const [id, e] of Object.entries(manifest.errors)) {
+    const head = [e.status, e.code].filter((v) => v !== null).join(' ');
+    const message = oneLine(e.message) || '-';
+    const key = `${head}\n${message}`;
+    const reason = reasons.get(key) ?? { head, message, ids: [] };
+    reason.ids.push(id);
+    reasons.set(key, reason);
+  }
+  // the commonest first; of as common ones, the one seen first
+  const sorted = [...reasons.values()].sort((a, b) => b.ids.length - a.ids.length);
+  const lines = sorted.slice(0, max).map(({ head, message, ids: all }) => {
+    const first = all.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).slice(0, ids);
+    const more = all.length > ids ? ` and ${all.length - ids} more` : '';
+    return `  ${plural(all.length, 'line')} failed (${head}): ${message} (${first.join(', ')}${more})`;
+  });
+  const rest = sorted.slice(max);
+  if (rest.length) {
+    const count = rest.reduce((n, r) => n + r.ids.length, 0);
+    lines.push(`  ... and ${plural(count, 'line')} for ${plural(rest.length, 'other reason')}, each under "errors" in the manifest`);
+  }
   return lines;
 }
 

@@ -78,3 +78,48 @@ export async function endpointOf(jsonl: string): Promise<string> {
   }
   throw new Error(`${jsonl} holds no request`);
 }
+
+/** A Gemini path names its model: /v1beta/models/{model}:generateContent. */
+const GEMINI_PATH = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):/;
+
+/** A model a JSONL input names: its dialect (where the relay answers for it), how many lines name it, the first few. */
+export interface NamedModel {
+  dialect: 'openai' | 'gemini';
+  lines: number;
+  first: number[];
+}
+
+/**
+ * The models a JSONL input's lines name, with the line numbers (as the relay counts them, from 1)
+ * that name each: an image line's body.model, a Gemini path's model. OpenAI's speech names (tts-1
+ * ...) are left out: the relay maps them onto its own models instead of listing them. A line
+ * that is not JSON is left to the relay, which names it when the batch is created.
+ */
+export async function modelsOf(jsonl: string, keep = 3): Promise<Map<string, NamedModel>> {
+  const models = new Map<string, NamedModel>();
+  let no = 0;
+  for await (const text of createInterface({ input: createReadStream(jsonl), crlfDelay: Infinity })) {
+    no += 1;
+    if (!text.trim()) continue;
+    let line: { url?: unknown; body?: { model?: unknown } } | null;
+    try {
+      line = JSON.parse(text) as typeof line;
+    } catch {
+      continue;
+    }
+    const url = typeof line?.url === 'string' ? line.url : '';
+    const gemini = GEMINI_PATH.exec(url)?.[1];
+    const bodyModel = line?.body && typeof line.body === 'object' ? line.body.model : undefined;
+    const named: [string, NamedModel['dialect']] | undefined = gemini
+      ? [gemini, 'gemini']
+      : url.startsWith('/v1/images/') && typeof bodyModel === 'string'
+        ? [bodyModel, 'openai']
+        : undefined;
+    if (!named) continue;
+    const model = models.get(named[0]) ?? { dialect: named[1], lines: 0, first: [] };
+    model.lines += 1;
+    if (model.first.length < keep) model.first.push(no);
+    models.set(named[0], model);
+  }
+  return models;
+}
