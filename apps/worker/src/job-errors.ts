@@ -13,6 +13,8 @@ export interface FailureContext {
   rateLimit: { defaultMs: number; maxMs: number };
   /** How long a job may wait in all for a channel to take its call. */
   waitMaxMs: number;
+  /** Whether its owner stopped the job meanwhile (then it is not put off: its next run ends it). */
+  stopping: () => Promise<boolean>;
 }
 
 /**
@@ -20,7 +22,9 @@ export interface FailureContext {
  * open breakers). It waits in BullMQ's delayed set, not in a worker; past UPSTREAM_WAIT_MAX_MS
  * from its creation it fails with a 503 instead.
  */
-async function putOff(ctx: FailureContext, delayMs: number, why: string): Promise<Error> {
+async function putOff(ctx: FailureContext, wantedMs: number, why: string): Promise<Error> {
+  // a stop that came while this run's calls were out: the next run, now, ends the job with what it has
+  const delayMs = (await ctx.stopping()) ? 0 : wantedMs;
   const waited = Date.now() - ctx.job.timestamp;
   if (waited + delayMs > ctx.waitMaxMs) {
     return new UnrecoverableError(

@@ -28,7 +28,7 @@ export interface WorkerSettings {
   /** How long a job may wait in all for a channel (UPSTREAM_WAIT_MAX_MS). */
   waitMaxMs: number;
   /** A job given up on gives its money back and drops its request (@relay/life). */
-  life: Pick<JobLife, 'gaveUp'>;
+  life: Pick<JobLife, 'gaveUp' | 'stopping'>;
   metrics: WorkerMetrics;
   log: Logger;
 }
@@ -106,6 +106,7 @@ export function createWorkers(processors: Processors, settings: WorkerSettings):
             attempts,
             rateLimit: settings.rateLimit,
             waitMaxMs: settings.waitMaxMs,
+            stopping: () => settings.life.stopping(job),
           });
           const rateLimited = failure instanceof DelayedError;
           const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);

@@ -93,19 +93,36 @@ test('debits stop at zero; the ledger sums to the balance and pages newest first
 test('a cancel works only before the upstream call began; settling and releasing work after', async () => {
   const id = await account(1_000);
   await billing.reserve(reservation(id, 'job-g', 300));
-  expect(await billing.begin('job-g')).toBe(true);
+  expect(await billing.begin('job-g')).toBe('begin');
   expect((await billing.cancel('job-g')).applied).toBe(false);
-  expect(await billing.begin('job-g')).toBe(true); // a retry of the same job
+  expect(await billing.begin('job-g')).toBe('begin'); // a retry of the same job
   expect((await billing.settle(id, 'job-g', 100, '1')).charged).toBe(100);
 
   await billing.reserve(reservation(id, 'job-h', 300));
   expect((await billing.cancel('job-h')).applied).toBe(true);
-  expect(await billing.begin('job-h')).toBe(false);
+  expect(await billing.begin('job-h')).toBe('cancelled');
+  expect(await billing.stop('job-h')).toBe(false);
   expect((await billing.settle(id, 'job-h', 100, '1')).applied).toBe(false);
 
   await billing.reserve(reservation(id, 'job-i', 300));
   await billing.begin('job-i');
   expect((await billing.release('job-i')).applied).toBe(true);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 900, reserved: 0, spent: 100 });
+});
+
+test('a begun job its owner stops begins no further call, and is still charged for what it delivered', async () => {
+  const id = await account(1_000);
+  await billing.reserve(reservation(id, 'job-s', 300));
+  expect(await billing.stop('job-s')).toBe(false); // not begun: that is a cancel's work
+  expect(await billing.stopping('job-s')).toBe(false);
+  expect(await billing.begin('job-s')).toBe('begin');
+  expect(await billing.stop('job-s')).toBe(true);
+  expect(await billing.stop('job-s')).toBe(true);
+  expect(await billing.stopping('job-s')).toBe(true);
+  expect(await billing.begin('job-s')).toBe('stopped');
+  expect((await billing.cancel('job-s')).applied).toBe(false);
+  expect((await billing.settle(id, 'job-s', 100, '1')).charged).toBe(100);
+  expect(await billing.stop('job-s')).toBe(false); // settled: nothing left to stop
   expect(await billing.balanceOf(id)).toEqual({ balance: 900, reserved: 0, spent: 100 });
 });
 

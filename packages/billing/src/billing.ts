@@ -4,6 +4,7 @@ import { AppError, formatMoney, MAX_MICRO_UNITS, runStep, type Step } from '@rel
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
 import {
   beginScript,
+  stopScript,
   carveScript,
   closeScript,
   creditScript,
@@ -59,8 +60,15 @@ export interface Billing {
   release(jobId: string): Promise<{ applied: boolean }>;
   /** Cancels a job whose upstream call has not begun: all given back. False once it began. */
   cancel(jobId: string): Promise<{ applied: boolean }>;
-  /** Called right before the upstream call; false means the job was cancelled and must not call. */
-  begin(jobId: string): Promise<boolean>;
+  /**
+   * Called right before each upstream call: `begin` it may; `cancelled` it must not (the job was
+   * cancelled before it began); `stopped` it must not either, its owner stopped the begun job.
+   */
+  begin(jobId: string): Promise<'begin' | 'cancelled' | 'stopped'>;
+  /** Stops a job whose upstream call began: no further call begins. False when it is not running. */
+  stop(jobId: string): Promise<boolean>;
+  /** Whether the owner asked a begun job to stop (read where no call begins, such as a wait for a cooling channel). */
+  stopping(jobId: string): Promise<boolean>;
   /** A job with no open reservation (released, or none) must not run. */
   reservationState(jobId: string): Promise<ReservationState | undefined>;
   /** Jobs whose reservation has been open longer than `olderThanMs` (Redis's clock), oldest first. */
@@ -196,6 +204,8 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       return { applied };
     },
     begin: (jobId) => beginScript(redis, { reservation: keys.reservation(jobId) }, {}),
+    stop: (jobId) => stopScript(redis, { reservation: keys.reservation(jobId) }, {}),
+    stopping: async (jobId) => (await redis.hget(keys.reservation(jobId), 'stop')) === '1',
     openLongerThan: (olderThanMs, limit) => openLongerThanScript(redis, { open: keys.open }, { ageMs: olderThanMs, limit }),
     async reservationState(jobId) {
       const state = await redis.hget(keys.reservation(jobId), 'state');

@@ -18,6 +18,7 @@ import closeLua from './lua/close.lua';
 import creditLua from './lua/credit.lua';
 import openLongerThanLua from './lua/open-longer-than.lua';
 import reserveLua from './lua/reserve.lua';
+import stopLua from './lua/stop.lua';
 
 export const reservationStateSchema = z.enum(['reserved', 'started', 'settled', 'released']);
 export type ReservationState = z.output<typeof reservationStateSchema>;
@@ -48,6 +49,14 @@ export const carveScript = luaCommand({
 export const beginScript = luaCommand({
   name: 'billing.begin',
   lua: beginLua,
+  keys: ['reservation'],
+  args: [],
+  reply: z.literal([0, 1, 2]).transform((n) => (['cancelled', 'begin', 'stopped'] as const)[n]),
+});
+
+export const stopScript = luaCommand({
+  name: 'billing.stop',
+  lua: stopLua,
   keys: ['reservation'],
   args: [],
   reply: z.literal([0, 1]).transform((n) => n === 1),

@@ -10,6 +10,22 @@ import { notifyWaiters } from './notices.js';
 export const cancelledError = () =>
   new AppError('cancelled', 'the job was cancelled before it started; nothing was charged', { retryable: false });
 
+/**
+ * Why a begun job makes no further upstream call: its owner stopped it. What it delivered before
+ * is kept and charged; a job that had delivered nothing ends with this, its money all back.
+ */
+export const stoppedError = () =>
+  new AppError(
+    'cancelled',
+    'the job was cancelled by its owner while it ran: nothing more was asked upstream, and only what it delivered is charged',
+    {
+      retryable: false,
+    },
+  );
+
+/** Whether an error is a stop (or cancel) of the job, rather than a failure of its call. */
+export const isCancelled = (error: unknown) => error instanceof AppError && error.code === 'cancelled';
+
 /** Why a job its owner did not leave was ended before it began: cancelled by id, or its Cancel-After deadline passed. */
 export type CancelReason = 'owner' | 'deadline';
 
@@ -89,5 +105,18 @@ export function createCancel(deps: LifeDeps, leaveSchedule: (queue: QueueName, j
     return true;
   }
 
-  return { cancel, cancelFor, drop };
+  /**
+   * Stops a job whose upstream call began: no further call of it begins (a retry, a generation
+   * not yet asked), what is in flight runs to its end and is charged as delivered. A job put off
+   * (a retry's backoff, a cooling channel) is brought forward so it ends now. False when the job
+   * is not running (not begun: cancel it; ended: nothing to stop).
+   */
+  async function stop(job: Job): Promise<boolean> {
+    if (!(await deps.billing.stop(job.id!))) return false;
+    // a delayed job would otherwise end only when its wait is over (up to a quota's probe time)
+    await job.promote().catch(() => undefined);
+    return true;
+  }
+
+  return { cancel, cancelFor, drop, stop };
 }

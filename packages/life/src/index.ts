@@ -5,6 +5,8 @@ export {
   cancelledByError,
   cancelledError,
   cancelledKey,
+  isCancelled,
+  stoppedError,
   readCancelled,
   type CancelledJob,
   type CancelOptions,

@@ -106,7 +106,7 @@ describe('admission', () => {
     expect(await feed(line)).toHaveProperty('job');
     // fed again (an interrupted feed): the same job, nothing carved twice
     expect(await feed(line)).toHaveProperty('job');
-    expect(await billing().begin(line.jobId)).toBe(true);
+    expect(await billing().begin(line.jobId)).toBe('begin');
     expect(await feed(line)).toEqual({ underway: true });
     expect(await feed(reservation(5_000))).toEqual({ short: true });
     expect(await balance()).toBe(850);
@@ -150,6 +150,32 @@ describe('cancel', () => {
     await life.begin(begun);
     expect(await life.cancelFor('images', begun, 'owner', 60)).toBe(false);
     expect(await readCancelled(redis, prefix, begun.id!)).toBeUndefined();
+  });
+
+  test('a begun job stopped by its owner begins no further call; one put off is brought forward; a job not begun is not stopped', async () => {
+    const waiting = await admit(reservation());
+    expect(await life.stop(waiting)).toBe(false);
+    expect(await life.cancel('images', waiting)).toBe(true);
+
+    const admitted = await admit(reservation());
+    // taken as a worker takes it, begun, then put off as a 429 puts it off
+    const taker = new Worker(QUEUES.images, null, {
+      connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
+      prefix: bullPrefix(prefix),
+    });
+    const job = await taker.getNextJob('token');
+    expect(job.id).toBe(admitted.id);
+    await life.begin(job);
+    await job.moveToDelayed(Date.now() + 600_000, 'token');
+    await taker.close();
+    expect(await job.getState()).toBe('delayed');
+    expect(await life.stopping(job)).toBe(false);
+    expect(await life.stop(job)).toBe(true);
+    expect(await life.stopping(job)).toBe(true);
+    expect(await job.getState()).toBe('waiting');
+    await expect(life.begin(job)).rejects.toMatchObject({ code: 'cancelled', message: expect.stringMatching(/while it ran/) });
+    // its money stays held until the worker ends it: charged for what it delivered, or released
+    expect(await balance()).toBe(1_000 - reservation().amount);
   });
 
   test('past its Cancel-After deadline a job does not begin: it is cancelled, its money back', async () => {

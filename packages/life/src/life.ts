@@ -11,7 +11,7 @@ import { createRunning } from './running.js';
  */
 export function createJobLife(deps: LifeDeps) {
   const admission = createAdmission(deps);
-  const { cancel, cancelFor, drop } = createCancel(deps, admission.leaveSchedule);
+  const { cancel, cancelFor, drop, stop } = createCancel(deps, admission.leaveSchedule);
   const running = createRunning(deps);
   const ends = createEnds(deps, running);
   return {
@@ -19,6 +19,8 @@ export function createJobLife(deps: LifeDeps) {
     feed: admission.feed,
     cancel,
     cancelFor,
+    stop,
+    stopping: running.stopping,
     drop,
     begin: running.begin,
     checkpoint: running.checkpoint,

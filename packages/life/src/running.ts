@@ -3,7 +3,7 @@ import { inSpan, luaCommand, runSteps, valueOf } from '@relay/core';
 import type { JobMeta, QueueName } from '@relay/jobs';
 import { z } from 'zod';
 import type { LifeDeps } from './deps.js';
-import { cancelledByError, cancelledError } from './cancel.js';
+import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
 import { notifyStarted } from './notices.js';
 import checkpointLua from './lua/checkpoint.lua';
 
@@ -48,9 +48,14 @@ export function createRunning(deps: LifeDeps) {
         await deps.billing.cancel(job.id!);
         throw cancelledByError('deadline');
       }
-      if (!(await deps.billing.begin(job.id!))) throw cancelledError();
+      const begun = await deps.billing.begin(job.id!);
+      if (begun === 'cancelled') throw cancelledError();
+      if (begun === 'stopped') throw stoppedError();
       notifyStarted(deps.redis, deps.prefix, job.id!).catch(failed(job.id, 'could not tell that the job began'));
     },
+
+    /** Whether its owner stopped the job: read while it waits with no call to begin (every channel cooling). */
+    stopping: (job: Job) => deps.billing.stopping(job.id!),
 
     /**
      * Keeps what the job paid for (upstream answers, stored images) in the job, so a retry re-runs

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -9,7 +9,15 @@ import { startStack, type Stack } from './stack.js';
  */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' } });
+  stack = await startStack({
+    // a 429 puts its job off for ten minutes: a stopped job ends when it is stopped, never by the wait running out
+    worker: {
+      IMAGES_MAX_CONCURRENT: '1',
+      IMAGES_DISPATCH_WINDOW: '1',
+      UPSTREAM_RATE_LIMIT_DELAY_MS: '600000',
+      UPSTREAM_RATE_LIMIT_MAX_DELAY_MS: '600000',
+    },
+  });
 }, 60_000);
 afterAll(() => stack?.close());
 beforeEach(async () => {
@@ -66,7 +74,7 @@ function events(res: Response) {
 }
 
 describe('POST /v1/jobs/{id}/cancel', () => {
-  test('a job that has not begun: cancelled, its money back, and so it stays; a begun or finished one is a 409', async () => {
+  test('a job that has not begun: cancelled, its money back, and so it stays; a finished one is a 409', async () => {
     const { key, accountId } = await stack.newKey();
     const running = await holdTheSlot(key);
     const waiting = await queued(key);
@@ -79,12 +87,15 @@ describe('POST /v1/jobs/{id}/cancel', () => {
     expect(looked.status).toBe(409);
     expect(await looked.json()).toMatchObject({ error: { code: 'cancelled', message: expect.stringMatching(/cancelled by its owner/) } });
 
+    // begun: its one call is in flight, so it runs to its end and is charged for what it delivers
     const begun = await jobs(key, `${running}/cancel`, 'POST');
-    expect(begun.status).toBe(409);
-    expect(await begun.json()).toMatchObject({ error: { code: 'conflict', message: expect.stringMatching(/has begun/) } });
+    expect(begun.status).toBe(202);
+    expect(await begun.json()).toMatchObject({ id: running, status: 'running', cancel_requested: true });
     await stack.release();
     await vi.waitFor(async () => expect((await jobs(key, running)).status).toBe(200), { timeout: 20_000 });
-    expect((await jobs(key, `${running}/cancel`, 'POST')).status).toBe(409);
+    const finished = await jobs(key, `${running}/cancel`, 'POST');
+    expect(finished.status).toBe(409);
+    expect(await finished.json()).toMatchObject({ error: { code: 'conflict', message: expect.stringMatching(/already ended/) } });
     // the cancelled job held nothing and was charged nothing; the held one was charged once
     expect(await money(accountId)).toEqual({ reserved: 0, settled: 1 });
   });
@@ -92,13 +103,73 @@ describe('POST /v1/jobs/{id}/cancel', () => {
   test("another account's job, or none: 404, the same for both", async () => {
     const owner = await stack.newKey();
     const other = await stack.newKey();
-    await holdTheSlot(owner.key);
+    const held = await holdTheSlot(owner.key);
     const waiting = await queued(owner.key);
     for (const path of [`${waiting}/cancel`, 'img_00000000000000000000000000000000/cancel']) {
       const res = await jobs(other.key, path, 'POST');
       expect(res.status).toBe(404);
     }
     expect((await jobs(other.key, waiting)).status).toBe(404);
+    // nothing of this test calls upstream after it: the next one counts the simulator's calls
+    expect((await jobs(owner.key, `${waiting}/cancel`, 'POST')).status).toBe(200);
+    await stack.release();
+    await vi.waitFor(async () => expect((await jobs(owner.key, held)).status).toBe(200), { timeout: 20_000 });
+  });
+});
+
+describe('POST /v1/jobs/{id}/cancel of a running job', () => {
+  afterEach(() => stack.resetBreakers()); // the 429s cooled the channel for ten minutes
+  const putOff = (key: string, n: number) =>
+    fetch(`${stack.url}/v1/images/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, prefer: 'respond-async' },
+      body: JSON.stringify({ ...IMAGE, n }),
+    }).then(async (res) => ((await res.json()) as { id: string }).id);
+  const stop = async (key: string, id: string) => {
+    const res = await jobs(key, `${id}/cancel`, 'POST');
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ id, status: 'running', cancel_requested: true });
+  };
+
+  test('what it delivered is kept and charged; a generation put off by a 429 is never asked again', async () => {
+    const { key, accountId } = await stack.newKey();
+    // the first call passes (a latency of 0 is its fault), the second is a 429
+    await stack.fault([
+      { type: 'latency', api: 'images', ms: 0 },
+      { type: 'error', api: 'images', status: 429 },
+    ]);
+    const id = await putOff(key, 2);
+    // one generation delivered, its sibling answered 429: the job waits ten minutes for the channel
+    await vi.waitFor(async () => expect((await stack.simStats()).statuses).toEqual({ 200: 1, 429: 1 }), { timeout: 20_000 });
+    await stop(key, id);
+    await vi.waitFor(async () => expect((await jobs(key, id)).status).toBe(200), { timeout: 20_000 });
+    const answer = (await (await jobs(key, id)).json()) as { data: unknown[]; failed: Array<{ code: string }> };
+    expect(answer.data).toHaveLength(1);
+    expect(answer.failed).toEqual([
+      expect.objectContaining({ code: 'cancelled', message: expect.stringMatching(/cancelled by its owner while it ran/) }),
+    ]);
+    expect((await stack.simStats()).requests.images).toBe(2);
+    const { reserved, spent, ledger } = await stack.account(accountId);
+    expect({ reserved, settles: ledger.filter((e) => e.type === 'settle').length }).toEqual({ reserved: 0, settles: 1 });
+    expect(spent).toBe(ledger.find((e) => e.type === 'settle')!.charged);
+    expect(await events(await jobs(key, `${id}/events`)).until('completed')).toEqual(['image', 'completed']);
+  });
+
+  test('one that delivered nothing ends cancelled, its whole reservation back', async () => {
+    const { key, accountId } = await stack.newKey();
+    await stack.fault({ type: 'error', api: 'images', status: 429 });
+    const id = await putOff(key, 1);
+    await vi.waitFor(async () => expect((await stack.simStats()).statuses).toEqual({ 429: 1 }), { timeout: 20_000 });
+    await stop(key, id);
+    await vi.waitFor(async () => expect((await jobs(key, id)).status).toBe(409), { timeout: 20_000 });
+    expect(await (await jobs(key, id)).json()).toMatchObject({
+      error: { code: 'cancelled', message: expect.stringMatching(/while it ran/) },
+    });
+    expect((await stack.simStats()).requests.images).toBe(1);
+    const { reserved, spent, balance } = await stack.account(accountId);
+    expect({ reserved, spent }).toEqual({ reserved: 0, spent: 0 });
+    expect(balance).toBeGreaterThan(0);
+    expect(await events(await jobs(key, `${id}/events`)).until('cancelled')).toEqual(['cancelled']);
   });
 });
 

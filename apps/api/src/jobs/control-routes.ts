@@ -15,7 +15,7 @@ const jobPath = z.object({ id: z.string() });
 const EVENTS_WAIT_MS = 5 * 60_000;
 
 export interface JobControlDeps extends JobsRouteDeps {
-  life: Pick<JobLife, 'cancelFor'>;
+  life: Pick<JobLife, 'cancelFor' | 'stop'>;
   /** How long a cancelled job's end is kept (JOB_KEEP_SECONDS). */
   keepSeconds: number;
   /** Cancelling counts against the generation limit: it changes money. */
@@ -35,8 +35,8 @@ const deliveredSchema = z.object({
 const errorOf = (error: AppError) => ({ code: error.code, message: error.message });
 
 /**
- * The caller's controls over a job by id (fal's and Replicate's): cancel it before it begins, and
- * follow it as server-sent events. Both answer only the job's owner (others: 404), in the dialect
+ * The caller's controls over a job by id (fal's and Replicate's): cancel it (before it begins, all
+ * of it; while it runs, what has not begun) and follow it as server-sent events. Both answer only the job's owner (others: 404), in the dialect
  * of the door the job came in by.
  */
 export function jobControlRoutes(deps: JobControlDeps) {
@@ -62,10 +62,12 @@ export function jobControlRoutes(deps: JobControlDeps) {
       await deps.cancelled(capability.id, outcome.job, 'owner');
       return void res.json(cancelled(Math.floor(outcome.job.timestamp / 1000)));
     }
-    throw new AppError(
-      'conflict',
-      `job ${id} has begun its upstream call: it runs to its end and is charged only for what it delivers; its events say when`,
-    );
+    if (await deps.life.stop(outcome.job))
+      // begun: what is in flight runs to its end and is charged as delivered; nothing more is asked
+      return void res
+        .status(202)
+        .json({ ...cancelled(Math.floor(outcome.job.timestamp / 1000)), status: 'running', cancel_requested: true });
+    throw new AppError('conflict', `job ${id} has already ended: there is nothing to cancel`);
   });
 
   /** The secret that signs the webhooks this account's requests name (Relay-Webhook): Standard Webhooks' whsec_... */

@@ -96,13 +96,14 @@ export function jobPaths(doors: Doors): ZodOpenApiPathsObject {
     '/v1/jobs/{id}/cancel': {
       post: {
         tags: ['jobs'],
-        summary: 'Cancel a job that has not begun',
+        summary: 'Cancel a job: all of it before it begins, what has not begun while it runs',
         description:
-          'The whole reservation is released and the job ends `cancelled` (its waiting caller, events and later looks say so). A job whose upstream call began runs to its end and is charged for what it delivers: 409, as for a finished one.',
+          'A job that has not begun: the whole reservation is released and the job ends `cancelled` (its waiting caller, events and later looks say so); 200. A job whose upstream call began: no further call begins (a retry, a generation not yet asked, a wait for a cooling channel ends now); what is in flight ends and is charged as delivered; 202 with `cancel_requested`. A job that delivered nothing ends `cancelled`, uncharged. A finished job: 409.',
         security: ANY_KEY_SECURITY,
         requestParams: { path: jobPath },
         responses: {
           '200': jsonAnswer('Cancelled (again, for a job cancelled already)', jobObjectSchema),
+          '202': jsonAnswer('Running: stopping (`status: running`, `cancel_requested: true`)', jobObjectSchema),
           ...errorResponses('openai', [401, 404, 409, 429]),
         },
       },

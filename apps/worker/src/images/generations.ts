@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { ChannelsCooling } from '@relay/channels';
+import { isCancelled } from '@relay/life';
 import { imageSetSchema, isFailedSlot, type ImageSet } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 
@@ -99,11 +100,15 @@ export async function runGenerations(
   if (error !== undefined) {
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const delivered = [...done.values()].some((outcome) => 'answer' in outcome);
+    // a job its owner stopped keeps what it delivered: the rest is given up now, as on a last attempt
+    const over = isCancelled(error) || (lastAttempt && rank(error) === 2);
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a generation threw, passed on as it was
-    if (!(lastAttempt && delivered && rank(error) === 2)) throw error;
+    if (!(over && delivered)) throw error;
   }
   const gaveUp: GaveUp = {
-    gaveUp: { code: 'upstream_failed', message: `upstream failed after ${job.attemptsMade + 1} attempts: ${(error as Error)?.message}` },
+    gaveUp: isCancelled(error)
+      ? { code: 'cancelled', message: (error as AppError).message }
+      : { code: 'upstream_failed', message: `upstream failed after ${job.attemptsMade + 1} attempts: ${(error as Error)?.message}` },
   };
   return Array.from({ length: count }, (_, g) => done.get(g) ?? gaveUp);
 }

@@ -24,11 +24,12 @@ import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { inputImagesOf } from './input-images.js';
 import { runGenerations, type Outcome } from './generations.js';
 import { streamSet } from './stream-set.js';
+import { unlessStopped } from '../stopping.js';
 
 export interface ImageJobDeps {
   catalog: Catalog;
   /** Its begin, checkpoints, calls over (the next job takes its place while this one copies) and charge. */
-  life: Pick<JobLife, 'begin' | 'checkpoint' | 'callsOver' | 'settle'>;
+  life: Pick<JobLife, 'begin' | 'stopping' | 'checkpoint' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model (capacity leases held for the call only, not the copies). */
   upstream: UpstreamCalls;
@@ -144,6 +145,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
         { request, model, inputs: await inputImagesOf(request, deps.store) },
         {
           upstream: deps.upstream,
+          life: deps.life,
           begin,
           checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
           store,
@@ -158,10 +160,12 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const generate = async () => {
       inputs ??= inputImagesOf(request, deps.store);
       const call = { request, model, inputs: await inputs };
-      const { value, channel } = await deps.upstream.images(request.model, async (upstream, vendorModel) => {
-        await begin();
-        return upstream.generate({ ...call, vendorModel });
-      });
+      const { value, channel } = await unlessStopped(job, deps.life, () =>
+        deps.upstream.images(request.model, async (upstream, vendorModel) => {
+          await begin();
+          return upstream.generate({ ...call, vendorModel });
+        }),
+      );
       return { answer: value, channel };
     };
     const outcomes = await runGenerations(job, generationsOf(request), generate, (snapshot, last) =>

@@ -11,12 +11,13 @@ import type { UpstreamCalls } from '../channels/upstream-calls.js';
 import { audioFile } from './audio-file.js';
 import { createVendorModels } from './vendor-model.js';
 import { liveSpeech } from './live-speech.js';
+import { unlessStopped } from '../stopping.js';
 import type { SynthesizedSpeech } from '../upstreams/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
   /** Its begin, calls over (the next job takes its place while this one stores) and charge. */
-  life: Pick<JobLife, 'begin' | 'callsOver' | 'settle'>;
+  life: Pick<JobLife, 'begin' | 'stopping' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model. */
   upstream: UpstreamCalls;
@@ -52,12 +53,14 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
       ({
         value: { value: speech, vendorModel },
         channel,
-      } = await deps.upstream.speech(modelId, async (upstream, vendorModel) => {
-        await deps.life.begin(job);
-        return vendorModels.call(modelId, model, vendorModel, (chosen) =>
-          upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
-        );
-      }));
+      } = await unlessStopped(job, deps.life, () =>
+        deps.upstream.speech(modelId, async (upstream, vendorModel) => {
+          await deps.life.begin(job);
+          return vendorModels.call(modelId, model, vendorModel, (chosen) =>
+            upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
+          );
+        }),
+      ));
       await live?.finish();
     } catch (error) {
       live?.abandon();

@@ -69,6 +69,10 @@ export const jobObjectSchema = z
       .int()
       .optional()
       .describe('While queued: when it should start (Unix seconds), from the pace jobs finished at lately'),
+    cancel_requested: z
+      .boolean()
+      .optional()
+      .describe('Answering a cancel of a running job: no further upstream call begins; what is in flight ends and is charged as delivered'),
   })
   .meta({ id: 'JobObject' });
 export type JobObject = z.input<typeof jobObjectSchema>;
