@@ -45,13 +45,16 @@ const receiver = createServer((req, res) => {
 let stack: Stack;
 let tracing: Tracing;
 let endpoint: string;
+let workerEnv: Record<string, string>;
 beforeAll(async () => {
   const port = await freePort();
   await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${port}`;
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
   tracing = startTracing('api', otel);
-  stack = await startStack({ worker: otel });
+  // short locks: a dead worker's job is taken over in seconds
+  workerEnv = { ...otel, JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500' };
+  stack = await startStack({ worker: workerEnv });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -125,6 +128,37 @@ test('without a traceparent the request starts a trace of its own, and the job c
     (request ?? spans.find((s) => s.span.traceId === traceId && s.span.name === 'POST /v1/images/generations'))!.span.spanId,
   );
 });
+
+test('across a worker crash: the worker that takes the job over continues its trace, under the same request span', async () => {
+  const { key } = await stack.newKey();
+  const traceId = '5c0a8e1f2b3d4c5e6f708192a3b4c5d6';
+  await stack.fault({ type: 'hold', api: 'images' });
+  const pending = fetch(`${stack.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    body: JSON.stringify({ model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse through a crash' }),
+  });
+  // the worker dies mid-call: its attempt span never ends, so never leaves it
+  await vi.waitFor(async () => expect((await stack.simStats()).holding).toBe(1), { timeout: 20_000 });
+  const second = await stack.spawn('worker', workerEnv);
+  await stack.worker.stop('SIGKILL');
+  stack.worker = second;
+  const res = await pending;
+  expect(res.status).toBe(200);
+  expect(await stack.release()).toBe(1); // the dead worker's call, still held
+
+  const named = (name: string) => spans.filter((s) => s.span.traceId === traceId && s.span.name === name);
+  await vi.waitFor(() => expect(named('relay.settle')).toHaveLength(1), { timeout: 20_000 });
+  await vi.waitFor(() => expect(named('POST /v1/images/generations')).toHaveLength(1), { timeout: 20_000 });
+  const request = named('POST /v1/images/generations')[0]!;
+  const attempts = named('relay.job images');
+  expect(attempts).toHaveLength(1);
+  expect(attempts[0]!.span.parentSpanId).toBe(request.span.spanId);
+  const attempt = attempts[0]!.span.spanId;
+  // the call that delivered, its copy and the charge are the surviving attempt's
+  expect(named('relay.upstream').map((s) => s.span.parentSpanId)).toEqual([attempt]);
+  for (const child of [...named('relay.store'), ...named('relay.settle')]) expect(child.span.parentSpanId).toBe(attempt);
+}, 60_000);
 
 test('OTLP over protobuf by default: the same exporter posts application/x-protobuf', async () => {
   await tracing.shutdown();
