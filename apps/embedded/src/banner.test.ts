@@ -73,3 +73,18 @@ test('the admin CLI line is typed as npm start was: with --prefix when started f
     '  admin CLI:    npm --prefix /src/relay run admin -- accounts list',
   );
 });
+
+test("Try it: an export line with the relay's address and the demo key, then README's first request reading them", () => {
+  const text = banner({ ...facts, apiUrl: 'http://127.0.0.1:8190' });
+  const block = text
+    .slice(text.indexOf('  Try it:'), text.lastIndexOf('='.repeat(80)))
+    .trimEnd()
+    .split('\n');
+  expect(block.slice(0, 3)).toEqual([
+    '  Try it: in another terminal (every snippet in the docs reads these two variables)',
+    'export RELAY_URL=http://127.0.0.1:8190 RELAY_API_KEY=sk-demo',
+    'curl -s $RELAY_URL/v1/images/generations \\',
+  ]);
+  expect(block[3]).toBe('  -H "Authorization: Bearer $RELAY_API_KEY" \\');
+  expect(text).not.toContain(':8080');
+});

@@ -60,8 +60,10 @@ function redisLines(redis: BannerFacts['redis'], dataDir: string): string[] {
 
 /** What `npm start` prints once everything runs: the last thing on screen. */
 export function banner(o: BannerFacts): string {
-  const curl = `curl -s ${o.apiUrl}/v1/images/generations \\
-  -H "Authorization: Bearer ${o.demoKey}" \\
+  // the two variables every snippet of the docs reads, then a first request that reads them
+  const tryIt = `export RELAY_URL=${o.apiUrl} RELAY_API_KEY=${o.demoKey}
+curl -s $RELAY_URL/v1/images/generations \\
+  -H "Authorization: Bearer $RELAY_API_KEY" \\
   -H "Content-Type: application/json" \\
   -d '{"model":"vendor-gen-5-0-260128","prompt":"a lighthouse at dusk","size":"2K"}'`;
   return [
@@ -81,8 +83,8 @@ export function banner(o: BannerFacts): string {
     `  file store:   ${o.storeUrl ?? 'AWS S3'}${o.embeddedStore ? ` (embedded, data in ${o.dataDir}/s3)` : ''}`,
     `  logs:         warnings and errors only; LOG_LEVEL=info npm start for every request`,
     '',
-    '  Try it:',
-    curl,
+    '  Try it: in another terminal (every snippet in the docs reads these two variables)',
+    tryIt,
     '================================================================================',
     '',
   ]

@@ -242,6 +242,24 @@ test("README's first request and every door, typed as written, reach a relay who
   expect(statSync(join(scratch!, 'welcome.mp3')).size).toBeGreaterThan(0);
 }, 120_000);
 
+test("the banner's Try it, pasted into a terminal elsewhere, exports the relay's address and key and makes an image there", async () => {
+  const banner = relay.output();
+  const block = banner
+    .slice(banner.indexOf('  Try it:'), banner.lastIndexOf('='.repeat(80)))
+    .split('\n')
+    .slice(1)
+    .join('\n');
+  expect(block).toMatch(new RegExp(`^export RELAY_URL=http://127\\.0\\.0\\.1:${relay.ports.PORT} RELAY_API_KEY=rk_`));
+  const pasted = await inHome('sh', ['-ec', `${block}\nprintf '\\n%s %s\\n' "$RELAY_URL" "$RELAY_API_KEY"`]).done;
+  expect(pasted.code, pasted.err).toBe(0);
+  const [answer, exported] = pasted.out.trim().split('\n');
+  expect((JSON.parse(answer!) as { data: Array<{ url: string }> }).data[0]!.url).toMatch(
+    new RegExp(`^http://127\\.0\\.0\\.1:${relay.ports.PORT}/files/`),
+  );
+  const demo = JSON.parse(readFileSync(join(relay.dataDir, 'demo-key.json'), 'utf8')) as { key: string };
+  expect(exported).toBe(`http://127.0.0.1:${relay.ports.PORT} ${demo.key}`);
+}, 60_000);
+
 test('nothing was left in the repository', () => {
   expect(gitStatus()).toBe(repoBefore);
 });
