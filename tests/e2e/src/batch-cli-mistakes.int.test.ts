@@ -46,6 +46,9 @@ test('npm run batch -- --modle vendor-gen-4-0-250828 run prompts.txt: the option
     const dir = mkdtempSync(join(tmpdir(), 'relay-batch-typo-'));
     const prompts = join(dir, 'prompts.txt');
     writeFileSync(prompts, 'a red kite\n');
+    // prompts in a file named .jsonl, and one with no line at all
+    writeFileSync(join(dir, 'prompts.jsonl'), 'a red kite\n');
+    writeFileSync(join(dir, 'empty.jsonl'), '\n');
     const env = { RELAY_URL: relay.url, RELAY_API_KEY: 'rk_any' };
 
     const typo = await batch(['--modle', 'vendor-gen-4-0-250828', 'run', prompts], env, 'npm');
@@ -68,6 +71,15 @@ test('npm run batch -- --modle vendor-gen-4-0-250828 run prompts.txt: the option
       [['resume'], "'resume' needs <batch_id>"],
       [['rn', prompts], "unknown command 'rn'; did you mean 'run'?"],
       [[prompts], `unknown command '${prompts}'; did you mean 'run ${prompts}'?`],
+      [
+        ['run', join(dir, 'prompts.jsonl')],
+        `${join(dir, 'prompts.jsonl')}: line 1 is not JSON (Unexpected token 'a', "a red kite" is not valid JSON); ` +
+          'a .jsonl file holds OpenAI batch lines, {"custom_id", "method": "POST", "url", "body"} each; one prompt per line goes in a .txt file',
+      ],
+      [
+        ['run', join(dir, 'empty.jsonl')],
+        `${join(dir, 'empty.jsonl')} holds no request; a .jsonl file holds OpenAI batch lines, {"custom_id", "method": "POST", "url", "body"} each`,
+      ],
     ];
     for (const [args, first] of cases) {
       const { code, err } = await batch(args, env);

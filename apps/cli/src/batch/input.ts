@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { UsageError } from './args.js';
 
 /** What a prompts file's lines become: one request each, with these fields. */
 export interface LineOptions {
@@ -68,15 +69,32 @@ export async function promptsToJsonl(source: string, target: string, options: Li
   return { endpoint, lines };
 }
 
-/** The endpoint a JSONL input's first request names (every line must name the same). */
+const LINE_SHAPE = 'a .jsonl file holds OpenAI batch lines, {"custom_id", "method": "POST", "url", "body"} each';
+
+/**
+ * The endpoint a JSONL input's first request names (every line must name the same). A first line
+ * that is not such a request is a mistake in the command line (prompts in a .jsonl file...): a
+ * UsageError, nothing sent.
+ */
 export async function endpointOf(jsonl: string): Promise<string> {
+  let no = 0;
   for await (const text of createInterface({ input: createReadStream(jsonl), crlfDelay: Infinity })) {
+    no += 1;
     if (!text.trim()) continue;
-    const url = (JSON.parse(text) as { url?: unknown }).url;
-    if (typeof url !== 'string') throw new Error(`${jsonl}: the first line names no url`);
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(
+        `${jsonl}: line ${no} is not JSON (${(error as Error).message}); ${LINE_SHAPE}; one prompt per line goes in a .txt file`,
+        'run',
+      );
+    }
+    const url = (line as { url?: unknown } | null)?.url;
+    if (typeof url !== 'string') throw new UsageError(`${jsonl}: line ${no} names no url; ${LINE_SHAPE}`, 'run');
     return url;
   }
-  throw new Error(`${jsonl} holds no request`);
+  throw new UsageError(`${jsonl} holds no request; ${LINE_SHAPE}`, 'run');
 }
 
 /** A Gemini path names its model: /v1beta/models/{model}:generateContent. */
