@@ -91,6 +91,22 @@ describe('a multipart form sent with Content-Type: application/json', () => {
     expect(error.message).toMatch(/^the request body is not JSON: .*looks like multipart\/form-data.*takes a JSON object only/);
   });
 
+  test('curl -F on /v1/images/generations (a form, its own Content-Type): a 415 saying it takes JSON and where image files go', async () => {
+    const form = new FormData();
+    form.append('model', MODEL);
+    form.append('prompt', 'add snow');
+    form.append('image', new Blob([new Uint8Array(png())], { type: 'image/png' }), 'x.png');
+    const res = await fetch(`${stack.url}/v1/images/generations`, { method: 'POST', headers: openai(), body: form });
+    expect(res.status).toBe(415);
+    const { error } = (await res.json()) as OpenAIError;
+    expect(error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_media_type', param: null });
+    expect(error.message).toBe(
+      'Content-Type must be application/json, not multipart/form-data: this endpoint takes a JSON object only, not a form: ' +
+        'send the fields as JSON, input images in it as URLs or data:image/<format>;base64,<data> strings ' +
+        '(image files go to POST /v1/images/edits as multipart/form-data)',
+    );
+  });
+
   test('an image file sent raw as JSON is not JSON either', async () => {
     const res = await fetch(`${stack.url}/v1/images/edits`, {
       method: 'POST',

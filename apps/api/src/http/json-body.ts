@@ -13,6 +13,14 @@ export interface JsonBodyOptions {
   inputImageMaxBytes?: number;
 }
 
+/** What a JSON-only endpoint says to a form: the fields as JSON, and where its image files go. */
+const asJson = (options: JsonBodyOptions) =>
+  `this endpoint takes a JSON object only, not a form: send the fields as JSON${
+    options.inputImageMaxBytes
+      ? ', input images in it as URLs or data:image/<format>;base64,<data> strings (image files go to POST /v1/images/edits as multipart/form-data)'
+      : ''
+  }`;
+
 /** The refusal in the words of this endpoint: what it takes instead, the field at fault. */
 function refusal(refused: JsonShapeRefusal, options: JsonBodyOptions): AppError {
   switch (refused.kind) {
@@ -24,13 +32,7 @@ function refusal(refused: JsonShapeRefusal, options: JsonBodyOptions): AppError 
           `${sentAs}; send the form with Content-Type: multipart/form-data and its boundary (curl -F sets both: drop -H 'Content-Type: application/json'), or send a JSON object`,
         );
       }
-      const images = options.inputImageMaxBytes
-        ? ', input images in it as URLs or data:image/<format>;base64,<data> strings (image files go to POST /v1/images/edits as multipart/form-data)'
-        : '';
-      return new AppError(
-        'invalid_json',
-        `${sentAs}; this endpoint takes a JSON object only, not a form: send the fields as JSON${images}`,
-      );
+      return new AppError('invalid_json', `${sentAs}; ${asJson(options)}`);
     }
     case 'not_json':
       return new AppError(
@@ -77,11 +79,15 @@ export function jsonBody(limitBytes: number, options: number | JsonBodyOptions =
   return [
     (req: Request, _res: Response, next: NextFunction) => {
       if (!req.is('application/json')) {
-        const given = req.get('content-type');
+        // the media type as sent, without a form's boundary; a form where JSON goes is told what to send instead
+        const given = req.get('content-type')?.split(';')[0]!.trim();
+        const form = !settings.form && Boolean(req.is('multipart/form-data', 'application/x-www-form-urlencoded'));
         return next(
           new AppError(
             'unsupported_media_type',
-            given ? `Content-Type must be ${takes}, not ${given}` : `Content-Type: ${takes} is required`,
+            given
+              ? `Content-Type must be ${takes}, not ${given}${form ? `: ${asJson(settings)}` : ''}`
+              : `Content-Type: ${takes} is required`,
           ),
         );
       }
