@@ -112,16 +112,20 @@ async function main() {
     completion_window: '24h',
     metadata: { source: basename(arg) },
   });
-  const dir = outFor(batch.id);
-  resumeHint = hint(batch.id, dir);
   const total = batch.request_counts?.total ?? 0;
-  console.error(`batch ${batch.id}: ${total} line${total === 1 ? '' : 's'} (${batch.status}); files go to ${dir}`);
-  console.error(`  stopped before it ends? ${resumeHint}`);
+  const lines = `${total} line${total === 1 ? '' : 's'}`;
   if (batch.status === 'failed') {
-    for (const e of batch.errors?.data ?? []) console.error(`  ${e.message}`);
-    resumeHint = undefined;
+    // the input did not validate: nothing will run, so there is nothing to resume or download
+    const errors = batch.errors?.data ?? [];
+    console.error(`batch ${batch.id} failed: its input did not validate (${lines}); nothing ran, nothing was charged`);
+    for (const e of errors.slice(0, 10)) console.error(`  ${e.message}`);
+    if (errors.length > 10) console.error(`  ... and ${errors.length - 10} more: ${batchCommand} status ${batch.id} lists them`);
     return 1;
   }
+  const dir = outFor(batch.id);
+  resumeHint = hint(batch.id, dir);
+  console.error(`batch ${batch.id}: ${lines} (${batch.status}); files go to ${dir}`);
+  console.error(`  stopped before it ends? ${resumeHint}`);
   mkdirSync(dir, { recursive: true });
   writeState(dir, { batchId: batch.id, after: 0 });
   return report(await follow(client, target, batch.id, dir, values.quiet), dir);

@@ -180,3 +180,30 @@ test('a batch that ends with failed lines tells each reason once, with how many 
   const manifest = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')) as { errors: Record<string, unknown> };
   expect(Object.keys(manifest.errors).sort()).toEqual(['many', 'small-1', 'small-2', 'small-3', 'small-4']);
 }, 120_000);
+
+test('a batch whose input does not validate says so and why, with no resume line and no folder, and exits 1', async () => {
+  const { key } = await stack.newKey();
+  const dir = mkdtempSync(join(tmpdir(), 'relay-batch-invalid-'));
+  const line = JSON.stringify({
+    custom_id: 'same',
+    method: 'POST',
+    url: '/v1/images/generations',
+    body: { model: 'vendor-gen-4-0-250828', prompt: 'kite' },
+  });
+  writeFileSync(join(dir, 'lines.jsonl'), Array.from({ length: 13 }, () => line).join('\n'));
+  const { code, err } = await batch(['run', join(dir, 'lines.jsonl'), '--quiet', '--out', join(dir, 'out')], {
+    RELAY_URL: stack.url,
+    RELAY_API_KEY: key,
+  });
+  expect(code, err).toBe(1);
+  const lines = err.trimEnd().split('\n');
+  expect(lines[0]).toMatch(/^batch batch_\w+ failed: its input did not validate \(13 lines\); nothing ran, nothing was charged$/);
+  const id = /^batch (batch_\w+)/.exec(lines[0]!)![1];
+  expect(lines.slice(1, 11)).toEqual(
+    Array.from({ length: 10 }, (_, i) => `  line ${i + 2}: custom_id "same" is used by an earlier line; each line needs its own`),
+  );
+  expect(lines.slice(11)).toEqual([`  ... and 2 more: npm run batch -- status ${id} lists them`]);
+  expect(err).not.toMatch(/resume/);
+  noStack(err);
+  expect(readdirSync(dir)).toEqual(['lines.jsonl']);
+}, 60_000);
