@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CONTENT_TYPE } from '@relay/audio/formats';
-import { CAPABILITIES } from './doors/capabilities.js';
+import { CAPABILITIES, type JobKind } from './doors/capabilities.js';
 
 /**
  * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
@@ -8,7 +8,6 @@ import { CAPABILITIES } from './doors/capabilities.js';
  * a file needs no lookup. Ids carry 128 random bits: a file link is a capability, like the
  * upstream's own signed links.
  */
-export type JobKind = 'img' | 'tts';
 
 /**
  * The Content-Type a stored file is served with, by its extension: the image formats the vendors

@@ -1,6 +1,7 @@
-import type { DefaultJobOptions, Job, QueueOptions } from 'bullmq';
+import type { DefaultJobOptions, Job, Queue, QueueOptions } from 'bullmq';
 import type { ImageJob, ImageJobResult } from './images/job.js';
 import type { SpeechJob, SpeechJobResult } from './speech/job.js';
+import { CAPABILITIES, type JobName, type QueueName } from './doors/capabilities.js';
 
 /** BullMQ keys live under `{REDIS_PREFIX}:bull:{queue}:...`, apart from the relay's own keys. */
 export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
@@ -13,9 +14,9 @@ export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
  */
 export const QUEUE_STREAMS: QueueOptions['streams'] = { events: { maxLen: 0 } };
 
-/** Queue names: one per upstream capability, so each gets its own limits and workers. */
-export const QUEUES = { images: 'images', speech: 'speech' } as const;
-export type QueueName = keyof typeof QUEUES;
+/** Queue names, by name: one per capability (doors/capabilities.ts). */
+export const QUEUES: { readonly [Q in QueueName]: Q } = { images: CAPABILITIES.images.id, speech: CAPABILITIES.speech.id };
+export type { QueueName };
 
 /** The typed registry producer and consumer share: what goes in, what comes out. */
 export interface QueueContract {
@@ -24,6 +25,14 @@ export interface QueueContract {
 }
 export type Payload<Q extends QueueName> = QueueContract[Q]['payload'];
 export type Result<Q extends QueueName> = QueueContract[Q]['result'];
+
+/**
+ * A job of one queue (any queue's, by default) as BullMQ holds it, its payload, result and name
+ * typed over its whole life: a failed job keeps its payload, as a finished one does.
+ */
+export type RelayJob<Q extends QueueName = QueueName> = { [K in Q]: Job<Payload<K>, Result<K>, JobName<K>> }[Q];
+/** A queue of one capability, its jobs typed as RelayJob. */
+export type RelayQueue<Q extends QueueName = QueueName> = { [K in Q]: Queue<Payload<K>, Result<K>, JobName<K>> }[Q];
 
 export interface RetrySettings {
   attempts: number;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { freePort, spawnApp, waitFor, type AppProcess } from '@relay/testkit';
 import type { FaultInput, SimCall } from '@relay/simulator';
-import type { Stack } from './stack.js';
+import type { Stack } from './stack-types.js';
 
 /** A simulator as its own process, on a port of its own that survives a restart. */
 export interface SimProcess {

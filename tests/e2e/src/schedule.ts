@@ -1,4 +1,4 @@
-import type { Stack } from './stack.js';
+import type { Stack } from './stack-types.js';
 
 type Tally = Array<{ accountId: string; jobs: number }>;
 

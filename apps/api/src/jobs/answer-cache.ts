@@ -1,11 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Answer } from '@relay/jobs';
 import type { Presenter } from './answer.js';
+import { JsonText } from './json-text.js';
 
-/** A body already serialised: sent as it is, not stringified again. */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
 
 interface Entry {
   accountId: string;

@@ -5,7 +5,7 @@ import { getObject, isAppError, storeUnavailable, type BlobStore } from '@relay/
 import type { Answer, JobMeta, JobObject } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
 import { sendError, type Dialect } from '../http/dialects.js';
-import { JsonText } from './answer-cache.js';
+import { JsonText } from './json-text.js';
 import type { QueueHandle } from './queues.js';
 import type { Outcome } from './run-job.js';
 

@@ -1,12 +1,11 @@
 import express from 'express';
 import { z } from 'zod';
-import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { createDocument, ZodOpenApiPathsObject } from 'zod-openapi';
 import { docsPaths, docsRoutes } from './docs-page.js';
-import type { buildOpenApiDocument } from './document.js';
 import { jsonAnswer } from './parts.js';
 
 /** GET /openapi.json (the document built once at start from the zod schemas and the catalog) and GET /docs. */
-export function openApiRoutes(document: ReturnType<typeof buildOpenApiDocument>) {
+export function openApiRoutes(document: ReturnType<typeof createDocument>) {
   const router = express.Router();
   router.get('/openapi.json', (_req, res) => void res.json(document));
   router.use(docsRoutes());

@@ -10,9 +10,9 @@ import { CAPABILITIES, type AnyDoor, type Capability } from '@relay/jobs';
  * (not a write per request). Cardinality is fixed: GROUPS x (4 + LATENCY_BOUNDS + 1) fields a
  * minute, and every minute expires after RETENTION_HOURS.
  */
-export type TrafficGroup = Capability['traffic'] | 'jobs' | 'models' | 'files';
+export type TrafficGroup = Capability['id'] | 'jobs' | 'models' | 'files';
 /** Each capability's group (the registry's), then the reads every capability shares. */
-export const GROUPS: readonly TrafficGroup[] = [...new Set(Object.values(CAPABILITIES).map((c) => c.traffic)), 'jobs', 'models', 'files'];
+export const GROUPS: readonly TrafficGroup[] = [...Object.values(CAPABILITIES).map((c) => c.id), 'jobs', 'models', 'files'];
 /** Upper bounds (ms) of the latency histogram; the last bucket is everything slower. */
 export const LATENCY_BOUNDS = [100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000];
 export const RETENTION_HOURS = 26;
@@ -28,7 +28,7 @@ export function trafficGroups(doors: readonly AnyDoor[]) {
   return (path: string): TrafficGroup | undefined => {
     for (const { door, matches } of matchers) {
       const found = matches(path);
-      if (found && (door.http.claims?.(found.params as Record<string, string>) ?? true)) return door.capability.traffic;
+      if (found && (door.http.claims?.(found.params as Record<string, string>) ?? true)) return door.capability.id;
     }
     if (path.startsWith('/v1/jobs/')) return 'jobs';
     if (/^\/v1(beta|alpha)?\/models/.test(path)) return 'models';

@@ -3,23 +3,9 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Hold } from '../admission.js';
 import type { ImageForm } from '../images/edit-request.js';
 import type { Dialect } from '../answers/error-bodies.js';
-import type { JobKind } from '../files.js';
 import type { JobMeta } from '../meta.js';
-import type { Payload, QueueName } from '../queues.js';
-
-/**
- * A capability: one kind of work the relay runs, whatever door it came in by. It owns its queue,
- * its job ids and its place in the statistics; its doors (dialects) all make the same job.
- */
-export interface Capability<Q extends QueueName = QueueName> {
-  id: Q;
-  /** The prefix of its job ids (and of its file ids). */
-  kind: JobKind;
-  /** The BullMQ job name its jobs are added under. */
-  jobName: string;
-  /** Its group in the console's traffic statistics. */
-  traffic: Q;
-}
+import type { Payload } from '../queues.js';
+import type { Capability, QueueName } from './capabilities.js';
 
 /** What a client sent, as the route read it. */
 export interface Sent {

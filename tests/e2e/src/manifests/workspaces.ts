@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { repoRoot } from '@relay/testkit';
 import ts from 'typescript';
 
@@ -105,4 +105,16 @@ export function importsOf(fileName: string, text: string): Set<string> {
 /** Which of a workspace's files import which packages. */
 export function importsByFile(ws: Workspace): Map<string, Set<string>> {
   return new Map(sourceFiles(ws).map((file) => [file, importsOf(file, readFileSync(join(repoRoot, file), 'utf8'))]));
+}
+
+/** The files of its own workspace a source file imports or re-exports (relative paths, resolved; `.js` names the `.ts`). */
+export function localImportsOf(fileName: string, text: string): string[] {
+  const found: string[] = [];
+  ts.forEachChild(ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false), (node) => {
+    if (!(ts.isImportDeclaration(node) || ts.isExportDeclaration(node))) return;
+    const specifier = node.moduleSpecifier;
+    if (specifier && ts.isStringLiteralLike(specifier) && specifier.text.startsWith('.'))
+      found.push(posix.join(posix.dirname(fileName), specifier.text).replace(/\.js$/, '.ts'));
+  });
+  return found;
 }
