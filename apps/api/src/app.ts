@@ -15,13 +15,14 @@ import {
 import type { Billing } from '@relay/billing';
 import { cancelledByError, readParts, type JobLife } from '@relay/life';
 import type { Registry } from 'prom-client';
-import { requireAdmin } from './admin/admin-auth.js';
+import { adminHeaders, jsonBodiesOnly, requireAdmin } from './admin/admin-auth.js';
 import { DASHBOARD_PATH, dashboardRouter } from './admin/dashboard.js';
 import { consoleAdminRoutes } from './admin/console-routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { scheduleRoutes } from './admin/schedule-routes.js';
 import type { AccountsStore } from './auth/accounts.js';
 import { GOOGLE_KEYS } from './auth/authenticate.js';
+import { createAuthFailures } from './auth/failures.js';
 import type { ApiConfig } from './config.js';
 import { consoleRoutes } from './console/routes.js';
 import { filesRoutes } from './files/routes.js';
@@ -101,7 +102,11 @@ export function createApp(deps: ApiDeps) {
   app.use(requestId);
   if (tracingActive()) app.use(traceRequests());
   app.use(accessLog(log.child({ component: 'http' })));
-  app.use(createApiMetrics(deps.registry, deps.queues).middleware);
+  const metrics = createApiMetrics(deps.registry, deps.queues);
+  app.use(metrics.middleware);
+  // every router that authenticates a key finds it here (auth/failures.ts: authFailuresOf)
+  const authFailures = createAuthFailures(deps.redis, config.REDIS_PREFIX, metrics.authFailures, log.child({ component: 'auth' }));
+  app.locals.authFailures = authFailures;
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
   app.use(openApiRoutes(openApi));
@@ -110,9 +115,12 @@ export function createApp(deps: ApiDeps) {
     errorHandler('openai', log),
   );
   if (config.ADMIN_TOKEN) {
-    const admin = requireAdmin(config.ADMIN_TOKEN);
+    // headers on every answer, the 401s among them; the token before anything else; then, for a
+    // request that changes state, a JSON body or none (admin/admin-auth.ts)
+    const admin = [adminHeaders, requireAdmin(config.ADMIN_TOKEN, authFailures), jsonBodiesOnly];
+    const dashboard = [adminHeaders, requireAdmin(config.ADMIN_TOKEN, authFailures, { basicToLook: true }), jsonBodiesOnly];
     const prefix = config.REDIS_PREFIX;
-    app.use(DASHBOARD_PATH, admin, dashboardRouter(deps.queues), errorHandler('openai', log));
+    app.use(DASHBOARD_PATH, dashboard, dashboardRouter(deps.queues), errorHandler('openai', log));
     app.use(
       '/admin',
       admin,

@@ -4,7 +4,7 @@ import type { Queues } from './jobs/queues.js';
 
 const STATES = ['wait', 'active', 'delayed', 'prioritized', 'completed', 'failed'] as const;
 
-/** The front door's metrics: HTTP traffic by route and status, and how deep each queue is. */
+/** The front door's metrics: HTTP traffic by route and status, how deep each queue is, failed authentications. */
 export function createApiMetrics(registry: Registry, queues: Queues) {
   const requests = new Counter({
     name: 'relay_http_requests_total',
@@ -55,7 +55,16 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     },
   });
 
+  const authFailures = new Counter({
+    name: 'relay_auth_failures_total',
+    help: 'Failed authentications by credential (admin token or API key): refused (a wrong one, 401), limited (its address had too many, 429)',
+    labelNames: ['credential', 'outcome'],
+    registers: [registry],
+  });
+
   return {
+    /** Counted by the failed-authentication limit (auth/failures.ts). */
+    authFailures,
     /** Records each answer under its route pattern (never the raw path: ids would explode the labels). */
     middleware(req: Request, res: Response, next: NextFunction) {
       const end = duration.startTimer();

@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { Router } from 'express';
+import type { Express, Router } from 'express';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { errorResponses } from '@relay/jobs';
 import type { Queues } from '../jobs/queues.js';
@@ -18,7 +18,10 @@ export function dashboardRouter(queues: Queues) {
     serverAdapter,
     options: { uiConfig: { boardTitle: 'relay queues' } },
   });
-  return serverAdapter.getRouter() as Router;
+  const router = serverAdapter.getRouter() as Express;
+  // bull-board's own Express app: it would name itself in X-Powered-By
+  router.disable('x-powered-by');
+  return router as Router;
 }
 
 /** The dashboard's page (its own API and assets under the same path are bull-board's, not the relay's). */
@@ -26,7 +29,9 @@ export const dashboardPaths: ZodOpenApiPathsObject = {
   [DASHBOARD_PATH]: {
     get: {
       tags: ['admin'],
-      summary: 'The BullMQ dashboard (bull-board); a browser is asked for the admin token as a Basic password',
+      summary:
+        'The BullMQ dashboard (bull-board); a browser is asked for the admin token as a Basic password, which opens its pages and ' +
+        'reads only: its actions take the token as Authorization: Bearer or X-Admin-Token',
       security: ADMIN_SECURITY,
       responses: { '200': textAnswer('HTML', 'text/html'), ...errorResponses('openai', [401]) },
     },

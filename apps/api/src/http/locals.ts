@@ -13,6 +13,8 @@ declare global {
     interface Locals {
       requestId: string;
       caller?: Caller;
+      /** The admin token was checked for this request (admin/admin-auth.ts). */
+      admin?: boolean;
       /** Set by routes that resolve their target before reading the body. */
       target?: unknown;
       /** Set by routes whose errors take the dialect of what they found (a speech job's GET). */

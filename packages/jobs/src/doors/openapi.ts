@@ -13,7 +13,7 @@ export const ERROR_REASONS: Readonly<Record<number, string>> = {
   409: 'Idempotency-Key reused with another body, the job was cancelled, or the batch is in no state for it',
   413: 'Body over the limit',
   415: 'Not application/json',
-  429: 'This key is over its rate limit (Retry-After)',
+  429: 'This key is over its rate limit, or this address sent too many wrong keys (Retry-After)',
   502: 'The upstream failed after the relay retried',
   503: 'Redis, the store or queue capacity unavailable (Retry-After)',
 };
