@@ -81,7 +81,7 @@ export function jsonBody(limitBytes: number, options: number | JsonBodyOptions =
       if (!req.is('application/json')) {
         // the media type as sent, without a form's boundary; a form where JSON goes is told what to send instead
         const given = req.get('content-type')?.split(';')[0]!.trim();
-        const form = !settings.form && Boolean(req.is('multipart/form-data', 'application/x-www-form-urlencoded'));
+        const form = !settings.form && Boolean(req.is(['multipart/form-data', 'application/x-www-form-urlencoded']));
         return next(
           new AppError(
             'unsupported_media_type',
