@@ -12,22 +12,22 @@ import { adminTokenTooShort, ConfigError } from '@relay/core';
  *   relay.json      where the running relay answers, for the admin CLI; removed at stop
  *   redis/, s3/     Redis's AOF and the embedded store's files, when npm start runs them
  */
-function secretIn(dataDir: string, name: string, given: string | undefined): string {
+function secretIn(dataDir: string, name: string, given: string | undefined, bytes = 24): string {
   if (given) return given;
   const file = join(dataDir, name);
   if (existsSync(file)) {
     const saved = readFileSync(file, 'utf8').trim();
     if (saved) return saved;
   }
-  // 256 random bits: 43 characters, past the 32 the api takes as an admin token
-  const secret = randomBytes(32).toString('base64url');
+  const secret = randomBytes(bytes).toString('base64url');
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 
 /** The admin token: ADMIN_TOKEN, else the one kept in the data folder, made there the first time. */
 export function adminTokenIn(dataDir: string, given: string | undefined) {
-  const token = secretIn(dataDir, 'admin-token', given);
+  // 256 random bits: 43 characters, past the 32 the api takes
+  const token = secretIn(dataDir, 'admin-token', given, 32);
   // a kept one edited by hand: said here, before any part starts, rather than by the api after
   const refused = given ? undefined : adminTokenTooShort(token);
   if (refused)
