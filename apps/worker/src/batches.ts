@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { MetaJob } from '@relay/jobs';
 import {
   createBatchRecords,
   createFileRecords,
@@ -22,7 +22,7 @@ export function startBatches(deps: Omit<BatchContext, 'records' | 'files'>) {
   const runner = startBatchRunner(ctx);
   return {
     /** A job ended for good here; if it ran a batch line, the line's outcome is recorded. */
-    ended(job: Job, end: JobEnd) {
+    ended(job: MetaJob, end: JobEnd) {
       const line = lineOf(job);
       if (!line) return;
       recordJobOutcome(ctx, job, end).then(

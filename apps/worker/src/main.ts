@@ -159,7 +159,7 @@ await runMain(async () => {
       log,
     },
   );
-  await Promise.all(running.workers.map((w) => w.waitUntilReady()));
+  await Promise.all(Object.values(running.workers).map((w) => w.waitUntilReady()));
   // loading FFmpeg holds the event loop ~100 ms: at start, not in the middle of a job
   preloadSpeechEncoder().catch((err: Error) =>
     log.warn({ err: err.message }, 'the speech encoder could not be loaded; OpenAI-dialect speech will fail'),
@@ -241,7 +241,7 @@ await runMain(async () => {
         : { outcome: 'failed', error: decodeFailure(end.failedReason) },
     ).catch((err: Error) => log.warn({ jobId: job.id, err: err.message }, 'could not queue a webhook')),
   );
-  log.info({ queues: running.workers.map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
+  log.info({ queues: Object.values(running.workers).map((w) => w.name), metrics: `${ops.url}/metrics` }, 'worker ready');
   announceReady({ url: ops.url });
 
   onShutdown(async () => {

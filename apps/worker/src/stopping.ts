@@ -1,5 +1,5 @@
-import type { Job } from 'bullmq';
 import { ChannelsCooling } from '@relay/channels';
+import type { MetaJob } from '@relay/jobs';
 import { stoppedError, type JobLife } from '@relay/life';
 
 /**
@@ -7,7 +7,7 @@ import { stoppedError, type JobLife } from '@relay/life';
  * than waiting for a channel (up to a quota's probe time) only to be refused at its begin. Read
  * only on that path, so a job's usual run pays no extra round trip.
  */
-export async function unlessStopped<T>(job: Job, life: Pick<JobLife, 'stopping'>, call: () => Promise<T>): Promise<T> {
+export async function unlessStopped<T>(job: MetaJob, life: Pick<JobLife, 'stopping'>, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {

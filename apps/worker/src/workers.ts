@@ -1,13 +1,26 @@
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { context } from '@opentelemetry/api';
 import { coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
-import { QUEUE_STREAMS, QUEUES, type JobMeta, type QueueName, type Result } from '@relay/jobs';
+import {
+  modelOf,
+  openRelayQueues,
+  QUEUE_STREAMS,
+  QUEUES,
+  type JobName,
+  type MetaJob,
+  type Payload,
+  type QueueName,
+  type RelayJob,
+  type RelayQueues,
+  type RelayWorker,
+  type Result,
+} from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 import { attemptFailedLevel } from './log-levels.js';
 import type { WorkerMetrics } from './metrics.js';
 
-export type Processor<Q extends QueueName> = (job: Job) => Promise<Result<Q>>;
+export type Processor<Q extends QueueName> = (job: RelayJob<Q>) => Promise<Result<Q>>;
 
 export interface QueueSetup<Q extends QueueName> {
   process: Processor<Q>;
@@ -34,19 +47,21 @@ export interface WorkerSettings {
 }
 
 /** The relay's queues as this worker process writes to them (its schedule promotes, its batches feed). */
-export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger): Record<QueueName, Queue> {
-  const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
-    const queue = new Queue(QUEUES[name], { connection: queueConnection(redisUrl, 'patient'), prefix, streams: QUEUE_STREAMS });
+export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger): RelayQueues {
+  const queues = openRelayQueues(() => ({ connection: queueConnection(redisUrl, 'patient'), prefix, streams: QUEUE_STREAMS }));
+  for (const [name, queue] of Object.entries(queues)) {
     queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
     // the schedule's promotions and the batch lines' adds leave in one write per turn
     queue.backend.connection.client.then(coalesceWrites, () => undefined);
-    return [name, queue] as const;
-  });
-  return Object.fromEntries(entries) as Record<QueueName, Queue>;
+  }
+  return queues;
 }
 
+/** Every capability's worker, by queue. */
+export type RelayWorkers = { [Q in QueueName]: RelayWorker<Q> };
+
 export interface RunningWorkers {
-  workers: Worker[];
+  workers: RelayWorkers;
   close(): Promise<void>;
 }
 
@@ -57,9 +72,9 @@ const OPERATION: Record<QueueName, string> = { images: 'image_generation', speec
  * carries), with the time it waited for its turn before it as a span of its own: an operator
  * reads in one trace whether a slow answer waited, retried, called slowly or stored slowly.
  */
-function traceAttempt<T>(job: Job, queue: QueueName, model: string, run: () => Promise<T>): Promise<T> {
-  const meta = (job.data as { meta?: JobMeta }).meta;
-  return context.with(contextOf(meta?.trace), () => {
+function traceAttempt<T>(job: MetaJob, queue: QueueName, model: string, run: () => Promise<T>): Promise<T> {
+  const { meta } = job.data;
+  return context.with(contextOf(meta.trace), () => {
     if (job.attemptsStarted <= 1) {
       tracer()
         .startSpan('relay.schedule_wait', { startTime: job.timestamp, attributes: { 'relay.queue': queue } })
@@ -71,7 +86,7 @@ function traceAttempt<T>(job: Job, queue: QueueName, model: string, run: () => P
         'gen_ai.operation.name': OPERATION[queue],
         'gen_ai.request.model': model,
         'relay.job.id': job.id ?? '',
-        'relay.account.id': meta?.accountId ?? '',
+        'relay.account.id': meta.accountId,
         'relay.attempt': job.attemptsMade + 1,
       },
       run,
@@ -80,63 +95,67 @@ function traceAttempt<T>(job: Job, queue: QueueName, model: string, run: () => P
   });
 }
 
+/** The worker of one queue: each attempt traced, timed and counted, its failure turned into what BullMQ should do. */
+function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, settings: WorkerSettings) {
+  const worker = new Worker<Payload<Q>, Result<Q>, JobName<Q>>(
+    QUEUES[name],
+    async (job, token) => {
+      const { metrics } = settings;
+      const model = modelOf(name, job.data);
+      if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
+      const timer = metrics.jobDuration.startTimer({ queue: name, model });
+      try {
+        const result = await traceAttempt(job, name, model, () => setup.process(job));
+        timer({ outcome: 'completed' });
+        return result;
+      } catch (error) {
+        const attempt = job.attemptsMade + 1;
+        const attempts = job.opts.attempts ?? 1;
+        const failure = await toJobError(error, {
+          job,
+          token,
+          attempt,
+          attempts,
+          rateLimit: settings.rateLimit,
+          waitMaxMs: settings.waitMaxMs,
+          stopping: () => settings.life.stopping(job),
+        });
+        const rateLimited = failure instanceof DelayedError;
+        const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);
+        timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
+        if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
+        else if (!final) metrics.retries.inc({ queue: name });
+        if (final) await settings.life.gaveUp(job);
+        throw failure;
+      }
+    },
+    {
+      connection: queueConnection(settings.redisUrl, 'patient'),
+      prefix: settings.prefix,
+      concurrency: setup.concurrency,
+      lockDuration: settings.lockMs,
+      stalledInterval: settings.stalledCheckMs,
+      maxStalledCount: settings.maxStalledCount,
+    },
+  );
+  const log = settings.log.child({ queue: name });
+  worker.on('failed', (job, err) =>
+    log[attemptFailedLevel(err.message)]({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'),
+  );
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  // its job moves and the scripts run on its connection leave in one write per turn
+  worker.backend.connection.client.then(coalesceWrites, () => undefined);
+  return worker;
+}
+
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
-  const entries = (Object.keys(QUEUES) as QueueName[]).map((name) => {
-    const setup = processors[name];
-    const worker = new Worker(
-      QUEUES[name],
-      async (job: Job, token?: string) => {
-        const { metrics } = settings;
-        // speech jobs name their public model at the top, image jobs inside the request
-        const data = job.data as { model?: string; request?: { model?: string } };
-        const model = data.model ?? data.request?.model ?? 'unknown';
-        if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
-        const timer = metrics.jobDuration.startTimer({ queue: name, model });
-        try {
-          const result: unknown = await traceAttempt<unknown>(job, name, model, () => setup.process(job));
-          timer({ outcome: 'completed' });
-          return result;
-        } catch (error) {
-          const attempt = job.attemptsMade + 1;
-          const attempts = job.opts.attempts ?? 1;
-          const failure = await toJobError(error, {
-            job,
-            token,
-            attempt,
-            attempts,
-            rateLimit: settings.rateLimit,
-            waitMaxMs: settings.waitMaxMs,
-            stopping: () => settings.life.stopping(job),
-          });
-          const rateLimited = failure instanceof DelayedError;
-          const final = !rateLimited && (failure instanceof UnrecoverableError || attempt >= attempts);
-          timer({ outcome: rateLimited ? 'rate_limited' : final ? 'failed' : 'retried' });
-          if (rateLimited) metrics.rateLimitPauses.inc({ queue: name });
-          else if (!final) metrics.retries.inc({ queue: name });
-          if (final) await settings.life.gaveUp(job);
-          throw failure;
-        }
-      },
-      {
-        connection: queueConnection(settings.redisUrl, 'patient'),
-        prefix: settings.prefix,
-        concurrency: setup.concurrency,
-        lockDuration: settings.lockMs,
-        stalledInterval: settings.stalledCheckMs,
-        maxStalledCount: settings.maxStalledCount,
-      },
-    );
-    const log = settings.log.child({ queue: name });
-    worker.on('failed', (job, err) =>
-      log[attemptFailedLevel(err.message)]({ jobId: job?.id, attempt: job?.attemptsMade, reason: err.message }, 'job attempt failed'),
-    );
-    worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
-    // its job moves and the scripts run on its connection leave in one write per turn
-    worker.backend.connection.client.then(coalesceWrites, () => undefined);
-    return worker;
-  });
+  const byQueue: RelayWorkers = {
+    images: startWorker('images', processors.images, settings),
+    speech: startWorker('speech', processors.speech, settings),
+  };
+  const entries = Object.values(byQueue);
   return {
-    workers: entries,
+    workers: byQueue,
     async close() {
       await Promise.all(entries.map((worker) => worker.close()));
     },

@@ -1,8 +1,7 @@
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Billing } from '@relay/billing';
 import type { BlobStore, Catalog, Logger, UrlPolicy } from '@relay/core';
-import type { QueueName } from '@relay/jobs';
+import type { QueueName, RelayQueues } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
 import type { JobLife } from '@relay/life';
 import type { FileRecords } from './files/store.js';
@@ -20,7 +19,7 @@ export interface BatchContext {
   records: BatchRecords;
   files: FileRecords;
   catalog: Catalog;
-  queues: Record<QueueName, Queue>;
+  queues: RelayQueues;
   schedulers: Record<QueueName, Scheduler>;
   /** A line's job is admitted and cancelled as a request's is (@relay/life). */
   life: Pick<JobLife, 'feed' | 'cancel' | 'drop'>;

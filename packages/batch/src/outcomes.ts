@@ -1,6 +1,5 @@
-import type { Job } from 'bullmq';
 import { decodeFailure } from '@relay/core';
-import { jobMetaSchema } from '@relay/jobs';
+import type { MetaJob } from '@relay/jobs';
 import type { BatchContext } from './context.js';
 import { batchEndpoint } from './endpoints.js';
 import { failed, notRun, succeeded } from './output-lines.js';
@@ -8,10 +7,7 @@ import type { BatchRecord } from './records.js';
 import { recordLine } from './record-line.js';
 
 /** The batch line a job runs, if it runs one. */
-export function lineOf(job: Job) {
-  const meta = jobMetaSchema.safeParse((job.data as { meta?: unknown }).meta);
-  return meta.success ? meta.data.batch : undefined;
-}
+export const lineOf = (job: MetaJob) => job.data.meta.batch;
 
 /** Images or audio a result delivered (the batch's progress figures). */
 function delivered(result: unknown) {
@@ -28,7 +24,7 @@ export type JobEnd = { result: unknown } | { failedReason: string };
  * cancelled because its batch stopped reads as the batch's ending, as the lines never fed do.
  * True when this call recorded it (false: someone did already, or it is no batch line).
  */
-export async function recordJobOutcome(ctx: BatchContext, job: Job, end: JobEnd, batch?: BatchRecord): Promise<boolean> {
+export async function recordJobOutcome(ctx: BatchContext, job: MetaJob, end: JobEnd, batch?: BatchRecord): Promise<boolean> {
   const line = lineOf(job);
   if (!line || !job.id) return false;
   const b = batch ?? (await ctx.records.read(line.id));

@@ -105,7 +105,7 @@ export async function windDown(ctx: BatchContext, b: BatchRecord, ending: Ending
       left += 1;
       continue;
     }
-    await recordLine(ctx, b, no, jobId, 'e', notRun(jobId, await customIdOf(ctx, b, no, job?.data as never), ending));
+    await recordLine(ctx, b, no, jobId, 'e', notRun(jobId, await customIdOf(ctx, b, no, job?.data), ending));
   }
   return left;
 }

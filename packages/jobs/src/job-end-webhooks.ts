@@ -1,26 +1,19 @@
 import type { AppError } from '@relay/core';
 import type { Doors } from './doors/registry.js';
-import type { JobMeta } from './meta.js';
-import type { Payload, QueueName } from './queues.js';
+import type { QueueName, RelayJob } from './queues.js';
 import type { WebhookAnnouncer } from './webhook-announce.js';
 import type { WebhookEvent } from './webhooks.js';
 
 export type AnnouncedEnd = { outcome: 'completed'; result: unknown } | { outcome: 'failed'; error: AppError };
-
-interface EndedJob {
-  id?: string;
-  timestamp: number;
-  data: unknown;
-}
 
 /**
  * A job's end, to those who asked to hear of it: the account's endpoints for a job asked for
  * asynchronously, and the webhook its request named (`Relay-Webhook`), which also gets the
  * answer, as its door writes a batch line's (links to the stored files, never blobs).
  */
-export async function announceJobEnd(announcer: WebhookAnnouncer, doors: Doors, queue: QueueName, job: EndedJob, end: AnnouncedEnd) {
-  const meta = (job.data as { meta?: JobMeta }).meta;
-  if (!job.id || !meta) return;
+export async function announceJobEnd(announcer: WebhookAnnouncer, doors: Doors, queue: QueueName, job: RelayJob, end: AnnouncedEnd) {
+  const { meta } = job.data;
+  if (!job.id) return;
   const event: WebhookEvent =
     end.outcome === 'completed' ? 'job.completed' : end.error.code === 'cancelled' ? 'job.cancelled' : 'job.failed';
   const subject = { id: job.id, object: 'relay.job' };
@@ -32,10 +25,7 @@ export async function announceJobEnd(announcer: WebhookAnnouncer, doors: Doors, 
   const announced: Array<Promise<unknown>> = [];
   if (meta.lane === 'async') announced.push(announcer.toAccount(meta.accountId, event, subject, told, meta.trace));
   if (meta.webhook) {
-    const answer =
-      end.outcome === 'completed'
-        ? await doors.ofJob(queue, meta).line(job.data as Payload<QueueName>, end.result, meta.webhook.base)
-        : undefined;
+    const answer = end.outcome === 'completed' ? await doors.ofJob(queue, meta).line(job.data, end.result, meta.webhook.base) : undefined;
     announced.push(
       announcer.toRequest(meta.webhook, meta.accountId, event, subject, { ...told, ...(answer ? { answer } : {}) }, meta.trace),
     );

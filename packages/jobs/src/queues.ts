@@ -1,7 +1,8 @@
-import type { DefaultJobOptions, Job, Queue, QueueOptions } from 'bullmq';
+import { Queue, type DefaultJobOptions, type Job, type QueueOptions, type Worker } from 'bullmq';
 import type { ImageJob, ImageJobResult } from './images/job.js';
 import type { SpeechJob, SpeechJobResult } from './speech/job.js';
 import { CAPABILITIES, type JobName, type QueueName } from './doors/capabilities.js';
+import type { JobMeta } from './meta.js';
 
 /** BullMQ keys live under `{REDIS_PREFIX}:bull:{queue}:...`, apart from the relay's own keys. */
 export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
@@ -31,8 +32,36 @@ export type Result<Q extends QueueName> = QueueContract[Q]['result'];
  * typed over its whole life: a failed job keeps its payload, as a finished one does.
  */
 export type RelayJob<Q extends QueueName = QueueName> = { [K in Q]: Job<Payload<K>, Result<K>, JobName<K>> }[Q];
+/**
+ * Any capability's job, seen as what every job has: its meta. What reads only that (a job's life,
+ * its notices, its webhooks) takes this, so a job of any queue, typed or generic, is one.
+ */
+export type MetaJob = Job<{ meta: JobMeta }, unknown, string>;
+
+/** Whether a job is one of `queue`'s, by the queue BullMQ holds it in: narrows it to that capability's types. */
+export const isJobOf = <Q extends QueueName>(queue: Q, job: RelayJob): job is RelayJob & RelayJob<Q> => job.queueName === QUEUES[queue];
+
+const MODEL_OF: { [Q in QueueName]: (payload: Payload<Q>) => string } = {
+  images: (payload) => payload.request.model,
+  speech: (payload) => payload.model,
+};
+/** The public model a job asked for, where its capability's payload keeps it. */
+export const modelOf = <Q extends QueueName>(queue: Q, payload: Payload<Q>): string => MODEL_OF[queue](payload);
+
+/** A worker of one capability's queue. */
+export type RelayWorker<Q extends QueueName = QueueName> = { [K in Q]: Worker<Payload<K>, Result<K>, JobName<K>> }[Q];
 /** A queue of one capability, its jobs typed as RelayJob. */
 export type RelayQueue<Q extends QueueName = QueueName> = { [K in Q]: Queue<Payload<K>, Result<K>, JobName<K>> }[Q];
+/** Every capability's queue, by name. */
+export type RelayQueues = { [Q in QueueName]: RelayQueue<Q> };
+
+/** Opens every capability's queue, typed by its contract; `options` per queue (its connection, prefix, streams). */
+export function openRelayQueues(options: (name: QueueName) => QueueOptions): RelayQueues {
+  return {
+    images: new Queue<Payload<'images'>, Result<'images'>, JobName<'images'>>(QUEUES.images, options('images')),
+    speech: new Queue<Payload<'speech'>, Result<'speech'>, JobName<'speech'>>(QUEUES.speech, options('speech')),
+  };
+}
 
 export interface RetrySettings {
   attempts: number;

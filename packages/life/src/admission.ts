@@ -1,7 +1,7 @@
-import type { Job, JobsOptions } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import { AppError, runSteps, valueOf, type StepOutcome } from '@relay/core';
 import { reserved, type Reservation } from '@relay/billing';
-import type { JobMeta, Lane, QueueName } from '@relay/jobs';
+import type { JobMeta, Lane, QueueName, RelayJob } from '@relay/jobs';
 import { PARKED_MS } from '@relay/scheduler';
 import type { LifeDeps } from './deps.js';
 
@@ -49,16 +49,21 @@ export function createAdmission(deps: LifeDeps) {
     if (release) await billing.release(jobId).catch(failed('the release of the reservation'));
   }
 
-  async function add<P extends { meta: JobMeta }>(spec: Admission<P>, placed: Placed): Promise<Job> {
+  /**
+   * The one place a payload becomes a job: the door that built it built it for this queue, so
+   * from here on it is that queue's RelayJob, typed through its whole life.
+   */
+  async function add<P extends { meta: JobMeta }>(spec: Admission<P>, placed: Placed): Promise<RelayJob> {
     const { jobId } = spec.reservation;
     await spec.pace?.();
     const payload = await spec.prepare();
     const data = { ...payload, meta: { ...payload.meta, lane: spec.lane, cost: spec.cost, ...spec.meta } };
     await spec.pace?.();
-    const queue = queues[spec.queue];
-    if (placed === 'started') return queue.add(spec.name, data, { ...spec.options, jobId });
-    const job = await queue.add(spec.name, data, { ...spec.options, jobId, delay: PARKED_MS });
-    schedulers[spec.queue].nudge();
+    // the queue's own types cannot be told which capability's payload P is: they are said once here
+    const queue = queues[spec.queue] as unknown as Queue<object, unknown, string>;
+    const options = placed === 'started' ? { ...spec.options, jobId } : { ...spec.options, jobId, delay: PARKED_MS };
+    const job = (await queue.add(spec.name, data, options)) as unknown as RelayJob;
+    if (placed !== 'started') schedulers[spec.queue].nudge();
     return job;
   }
 
@@ -67,7 +72,7 @@ export function createAdmission(deps: LifeDeps) {
 
   return {
     /** A request: its reservation from the account's balance (402 when short), in one round trip with its place. */
-    async admit<P extends { meta: JobMeta }>(spec: Admission<P>): Promise<Job> {
+    async admit<P extends { meta: JobMeta }>(spec: Admission<P>): Promise<RelayJob> {
       const { jobId } = spec.reservation;
       const [money, placed] = await runSteps(deps.redis, [billing.steps.reserve(spec.reservation), place(spec)]);
       try {
@@ -87,7 +92,7 @@ export function createAdmission(deps: LifeDeps) {
      */
     async feed<P extends { meta: JobMeta }>(
       spec: Admission<P> & { holdId: string },
-    ): Promise<{ job: Job } | { short: true } | { underway: true } | { refused: AppError }> {
+    ): Promise<{ job: RelayJob } | { short: true } | { underway: true } | { refused: AppError }> {
       const { jobId } = spec.reservation;
       const [money, placed] = await runSteps(deps.redis, [billing.steps.carve(spec.holdId, spec.reservation), place(spec)]);
       let carved;

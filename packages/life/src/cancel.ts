@@ -1,8 +1,7 @@
-import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError, encodeFailure } from '@relay/core';
-import { removeIfWaiting, type JobMeta, type QueueName } from '@relay/jobs';
+import { removeIfWaiting, type QueueName, type MetaJob } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { notifyWaiters } from './notices.js';
 
@@ -73,14 +72,14 @@ export interface CancelOptions {
  */
 export function createCancel(deps: LifeDeps, leaveSchedule: (queue: QueueName, jobId: string) => Promise<void>) {
   /** Out of the schedule and the queue, whatever its money: a job (or batch line) that will not run. */
-  async function drop(queue: QueueName, job: Job | string) {
+  async function drop(queue: QueueName, job: MetaJob | string) {
     const jobId = typeof job === 'string' ? job : job.id!;
     await leaveSchedule(queue, jobId);
     const held = typeof job === 'string' ? await deps.queues[queue].getJob(jobId) : job;
     if (held) await removeIfWaiting(held);
   }
 
-  async function cancel(queue: QueueName, job: Job | string, options: CancelOptions = {}): Promise<boolean> {
+  async function cancel(queue: QueueName, job: MetaJob | string, options: CancelOptions = {}): Promise<boolean> {
     const jobId = typeof job === 'string' ? job : job.id!;
     if (!(await deps.billing.cancel(jobId)).applied) return false;
     await options.beforeRemoval?.();
@@ -94,9 +93,9 @@ export function createCancel(deps: LifeDeps, leaveSchedule: (queue: QueueName, j
    * its end kept (readCancelled) and told to whoever waits for it, as a failure in its dialect.
    * False when its upstream call had begun: it runs to its end, charged for what it delivers.
    */
-  async function cancelFor(queue: QueueName, job: Job, reason: CancelReason, keepSeconds: number): Promise<boolean> {
+  async function cancelFor(queue: QueueName, job: MetaJob, reason: CancelReason, keepSeconds: number): Promise<boolean> {
     if (!(await deps.billing.cancel(job.id!)).applied) return false;
-    const meta = (job.data as { meta: JobMeta }).meta;
+    const { meta } = job.data;
     const failedReason = encodeFailure(cancelledByError(reason));
     const record: CancelledJob = { reason, accountId: meta.accountId, ...(meta.door ? { door: meta.door } : {}), failedReason };
     await deps.redis.set(cancelledKey(deps.prefix, job.id!), JSON.stringify(record), 'EX', keepSeconds);
@@ -111,7 +110,7 @@ export function createCancel(deps: LifeDeps, leaveSchedule: (queue: QueueName, j
    * (a retry's backoff, a cooling channel) is brought forward so it ends now. False when the job
    * is not running (not begun: cancel it; ended: nothing to stop).
    */
-  async function stop(job: Job): Promise<boolean> {
+  async function stop(job: MetaJob): Promise<boolean> {
     if (!(await deps.billing.stop(job.id!))) return false;
     // a delayed job would otherwise end only when its wait is over (up to a quota's probe time)
     await job.promote().catch(() => undefined);

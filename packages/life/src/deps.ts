@@ -1,8 +1,7 @@
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@relay/core';
 import type { Billing } from '@relay/billing';
-import type { QueueName } from '@relay/jobs';
+import type { QueueName, RelayQueue } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
 
 /** What a job's life touches, the same in every process: the relay's Redis, its money, its schedule and its queues. */
@@ -12,6 +11,6 @@ export interface LifeDeps {
   prefix: string;
   billing: Billing;
   schedulers: Record<QueueName, Scheduler>;
-  queues: Record<QueueName, Queue>;
+  queues: { [Q in QueueName]: RelayQueue<Q> };
   log: Logger;
 }

@@ -1,13 +1,14 @@
-import type { Job, Worker } from 'bullmq';
-import type { QueueName } from '@relay/jobs';
+import type { QueueName, RelayJob, RelayWorker, Result } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { notifyEnd } from './notices.js';
 import type { Running } from './running.js';
 
 /** How a job ended for good: completed with its result, or failed with the reason it was given up on. */
-export type JobEnd = { job: Job; queue: QueueName } & (
-  { outcome: 'completed'; result: unknown } | { outcome: 'failed'; failedReason: string }
-);
+export type JobEnd = {
+  [Q in QueueName]: { job: RelayJob<Q>; queue: Q } & (
+    { outcome: 'completed'; result: Result<Q> } | { outcome: 'failed'; failedReason: string }
+  );
+}[QueueName];
 
 export type EndSubscriber = (end: JobEnd) => unknown;
 
@@ -43,14 +44,15 @@ export function createEnds(deps: LifeDeps, running: Running) {
       subscribers.push(subscriber);
     },
     /** Hears the ends of the jobs these workers run. */
-    watch(workers: Worker[]) {
-      for (const worker of workers) {
-        const queue = worker.name as QueueName;
-        worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result }));
+    watch(workers: { [Q in QueueName]?: RelayWorker<Q> }) {
+      const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
+        worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result } as JobEnd));
         worker.on('failed', (job) => {
-          if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason });
+          if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
         });
-      }
+      };
+      if (workers.images) watchOne('images', workers.images);
+      if (workers.speech) watchOne('speech', workers.speech);
     },
   };
 }

@@ -1,9 +1,18 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import { AppError, createLogger, decodeFailure } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
-import { QUEUES, bullPrefix, type JobMeta, type QueueName } from '@relay/jobs';
+import {
+  QUEUES,
+  bullPrefix,
+  openRelayQueues,
+  type JobMeta,
+  type QueueName,
+  type RelayJob,
+  type RelayQueues,
+  type RelayWorker,
+} from '@relay/jobs';
 import { schedulerFor, type Scheduler } from '@relay/scheduler';
 import { startRedis, uniqueName, waitFor } from '@relay/testkit';
 import { createJobLife, type JobLife } from './life.js';
@@ -14,7 +23,7 @@ const handle = await startRedis();
 const redis = new Redis(handle.url);
 const log = createLogger('life-test', 'silent');
 let prefix: string;
-let queues: Record<QueueName, Queue>;
+let queues: RelayQueues;
 let schedulers: Record<QueueName, Scheduler>;
 let life: JobLife;
 const billing = () => createBilling(redis, prefix);
@@ -29,10 +38,7 @@ beforeEach(async () => {
   await Promise.all(Object.values(queues ?? {}).map((q) => q.close()));
   prefix = uniqueName('life');
   const connection = new Redis(handle.url, { maxRetriesPerRequest: null });
-  queues = {
-    images: new Queue(QUEUES.images, { connection, prefix: bullPrefix(prefix) }),
-    speech: new Queue(QUEUES.speech, { connection, prefix: bullPrefix(prefix) }),
-  };
+  queues = openRelayQueues(() => ({ connection, prefix: bullPrefix(prefix) }));
   schedulers = {
     images: schedulerFor(redis, queues.images, prefix, 'images'),
     speech: schedulerFor(redis, queues.speech, prefix, 'speech'),
@@ -180,7 +186,8 @@ describe('cancel', () => {
 
   test('past its Cancel-After deadline a job does not begin: it is cancelled, its money back', async () => {
     const job = await admit(reservation());
-    await job.updateData({ ...job.data, meta: { ...job.data.meta, deadline: Date.now() - 1 } });
+    const images = job as RelayJob<'images'>; // admitted to the images queue above
+    await images.updateData({ ...images.data, meta: { ...images.data.meta, deadline: Date.now() - 1 } });
     await expect(life.begin(job)).rejects.toMatchObject({ code: 'cancelled', message: expect.stringMatching(/Cancel-After deadline/) });
     expect(await balance()).toBe(1_000);
   });
@@ -194,7 +201,7 @@ describe('running and ending', () => {
       connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
       prefix: bullPrefix(prefix),
     });
-    life.watch([worker]);
+    life.watch({ images: worker as unknown as RelayWorker<'images'> });
     const r = reservation();
     const job = await life.admit({
       queue: 'images',

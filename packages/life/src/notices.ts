@@ -1,6 +1,5 @@
-import type { Job } from 'bullmq';
 import { luaCommand, type ScriptHost } from '@relay/core';
-import type { JobMeta, StoredFile } from '@relay/jobs';
+import type { MetaJob, StoredFile } from '@relay/jobs';
 import { z } from 'zod';
 import notifyLua from './lua/notify.lua';
 
@@ -52,8 +51,7 @@ export async function notifyWaiters(redis: ScriptHost, prefix: string, notice: N
 /** How long a waiter set outlives its last waiter's registration: longer than any wait. */
 export const WAITER_SET_TTL_SECONDS = 3_600;
 
-const metaOf = (job: Job) => (job.data as { meta?: Pick<JobMeta, 'inbox' | 'batch'> }).meta;
-const inboxOf = (job: Job) => metaOf(job)?.inbox;
+const inboxOf = (job: MetaJob) => job.data.meta.inbox;
 
 /**
  * A job's end to the api processes waiting for it: the result or the reason rides in the notice,
@@ -61,14 +59,14 @@ const inboxOf = (job: Job) => metaOf(job)?.inbox;
  * when it was added) but may have a waiter set (an Idempotency-Key replay came to wait); a batch
  * line is never waited for, so nothing is sent.
  */
-export async function notifyEnd(redis: ScriptHost, prefix: string, job: Job, end: { result: unknown } | { failedReason: string }) {
-  if (metaOf(job)?.batch) return;
+export async function notifyEnd(redis: ScriptHost, prefix: string, job: MetaJob, end: { result: unknown } | { failedReason: string }) {
+  if (job.data.meta.batch) return;
   const [type, data] = 'result' in end ? (['completed', JSON.stringify(end.result)] as const) : (['failed', end.failedReason] as const);
   await notifyWaiters(redis, prefix, { type, jobId: job.id!, data }, inboxOf(job));
 }
 
 /** One image of a set, stored: the waiting caller (a stream) sends it on at once, and so do those following the job's events. */
-export async function notifyPartial(redis: ScriptHost, prefix: string, job: Job, file: StoredFile) {
+export async function notifyPartial(redis: ScriptHost, prefix: string, job: MetaJob, file: StoredFile) {
   await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inboxOf(job));
 }
 

@@ -1,5 +1,5 @@
-import type { Job } from 'bullmq';
 import type { ScriptHost } from '@relay/core';
+import type { MetaJob } from '@relay/jobs';
 import { z } from 'zod';
 import { notifyWaiters } from './notices.js';
 
@@ -41,8 +41,8 @@ export interface PartsWriter {
 }
 
 /** The parts of one run of a job (one take), for its waiter; a job nobody waits for sends nothing. */
-export function partsWriter(redis: ScriptHost, prefix: string, job: Job, take: string): PartsWriter | undefined {
-  const inbox = (job.data as { meta?: { inbox?: string } }).meta?.inbox;
+export function partsWriter(redis: ScriptHost, prefix: string, job: MetaJob, take: string): PartsWriter | undefined {
+  const inbox = job.data.meta.inbox;
   if (!inbox) return undefined;
   const key = partsKey(prefix, job.id!);
   let seq = 0;

@@ -1,6 +1,5 @@
-import type { Job } from 'bullmq';
 import { inSpan, luaCommand, runSteps, valueOf } from '@relay/core';
-import type { JobMeta, QueueName } from '@relay/jobs';
+import type { QueueName, MetaJob } from '@relay/jobs';
 import { z } from 'zod';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
@@ -15,7 +14,7 @@ const checkpointScript = luaCommand({
   reply: z.literal([0, 1]),
 });
 
-const queueOf = (job: Job) => job.queueName as QueueName;
+const queueOf = (job: MetaJob) => job.queueName as QueueName;
 
 /** Ids of jobs whose place this process freed when their calls were over: their end needs no second round trip. */
 const FREED_MAX = 100_000;
@@ -42,8 +41,8 @@ export function createRunning(deps: LifeDeps) {
      * must not call). A job past its Cancel-After deadline is cancelled here instead, uncharged.
      * Those following its events hear that it began.
      */
-    async begin(job: Job) {
-      const deadline = (job.data as { meta?: JobMeta }).meta?.deadline;
+    async begin(job: MetaJob) {
+      const { deadline } = job.data.meta;
       if (deadline !== undefined && Date.now() > deadline) {
         await deps.billing.cancel(job.id!);
         throw cancelledByError('deadline');
@@ -55,14 +54,14 @@ export function createRunning(deps: LifeDeps) {
     },
 
     /** Whether its owner stopped the job: read while it waits with no call to begin (every channel cooling). */
-    stopping: (job: Job) => deps.billing.stopping(job.id!),
+    stopping: (job: MetaJob) => deps.billing.stopping(job.id!),
 
     /**
      * Keeps what the job paid for (upstream answers, stored images) in the job, so a retry re-runs
      * only what is missing and never pays twice. `callsOver`: these were its last upstream calls,
      * and its place in the schedule is freed in the same round trip.
      */
-    async checkpoint(job: Job, progress: object, options: { callsOver?: boolean } = {}) {
+    async checkpoint(job: MetaJob, progress: object, options: { callsOver?: boolean } = {}) {
       const write = checkpointScript.step({ job: `${job.queueQualifiedName}:${job.id}` }, { progress: JSON.stringify(progress) });
       if (!options.callsOver || freed.has(job.id!)) {
         valueOf((await runSteps(deps.redis, [write]))[0]);
@@ -76,7 +75,7 @@ export function createRunning(deps: LifeDeps) {
     },
 
     /** The job is past its upstream calls (unless a checkpoint said so already): its place goes to the next job now. */
-    callsOver(job: Job) {
+    callsOver(job: MetaJob) {
       if (freed.has(job.id!)) return;
       deps.schedulers[queueOf(job)]
         .finished(job.id!)
@@ -85,7 +84,7 @@ export function createRunning(deps: LifeDeps) {
     },
 
     /** Charges what was delivered (never more than was held) and gives the rest back: a span of the job's trace. */
-    settle: (job: Job, charge: { accountId: string; amount: number; units: string; channel?: string }) =>
+    settle: (job: MetaJob, charge: { accountId: string; amount: number; units: string; channel?: string }) =>
       inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {
         const settled = await deps.billing.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
         span.setAttribute('relay.charged', settled.charged);
@@ -93,21 +92,15 @@ export function createRunning(deps: LifeDeps) {
       }),
 
     /**
-     * A job failed for good: its money back, and its request dropped from Redis (it is kept for
-     * JOB_KEEP_SECONDS so its error can be fetched, which needs only who asked and for which model).
+     * A job failed for good: its money back. It keeps its payload (the same shape all its life,
+     * as a finished job does) for JOB_KEEP_SECONDS, so its error can be fetched.
      */
-    async gaveUp(job: Job) {
-      const data = job.data as { meta: unknown; model?: string; request?: { model?: string } };
-      await Promise.all([
-        deps.billing.release(job.id!),
-        job
-          .updateData({ meta: data.meta, model: data.model ?? data.request?.model })
-          .catch(failed(job.id, 'a failed job keeps its request payload')),
-      ]);
+    async gaveUp(job: MetaJob) {
+      await deps.billing.release(job.id!);
     },
 
     /** The job ended for good: its place, unless freed already when its calls were over. */
-    ended(job: Job) {
+    ended(job: MetaJob) {
       if (freed.delete(job.id!)) return;
       const scheduler = deps.schedulers[queueOf(job)];
       scheduler

@@ -66,7 +66,7 @@ test('an image batch: plain lines and a set run, rule-breaking lines are refused
   expect(Object.keys(output).sort()).toEqual(['plain-4-0', 'plain-5-0', 'set-of-3']);
   const set = output['set-of-3']!.response!;
   expect(set.status_code).toBe(200);
-  const data = set.body.data as Array<{ url: string; size: string; b64_json?: string }>;
+  const { data } = set.body as { data: Array<{ url: string; size: string; b64_json?: string }> };
   expect(data).toHaveLength(3);
   for (const entry of data) {
     expect(entry.b64_json).toBeUndefined();

@@ -31,7 +31,7 @@ test('async jobs and their results survive an api process killed and started aga
   for (const jobId of jobIds) {
     const answer = await finalAnswer(second.ready.url!, key, jobId);
     expect(answer.status).toBe(200);
-    expect((answer.body.data as unknown[]).length).toBe(1);
+    expect(answer.body.data).toHaveLength(1);
   }
   const settled = await settlementsPerJob(stack, accountId);
   expect([...settled.keys()].sort()).toEqual([...jobIds].sort());

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { deleteObject, type BlobStore, type Logger, type UrlPolicy } from '@relay/core';
-import { newJobId, type Door, type ImageForm, type JobMeta, type Payload, type QueueName } from '@relay/jobs';
+import { isJobOf, newJobId, type Door, type ImageForm, type JobMeta, type QueueName } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
@@ -101,7 +101,11 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
         };
         return door.prepare(inspected, jobId, meta, deps.store);
       },
-      present: (job, result, streamed) => door.present(job.data as Payload<Q>, result, { publicBase, store: deps.store, call, streamed }),
+      present: (job, result, streamed) => {
+        // a job is read back by the door that made it, so by its own queue: anything else is a bug, said as one
+        if (!isJobOf(door.capability.id, job)) throw new Error(`a job read back by the ${door.name} door is not in its queue`);
+        return door.present(job.data, result, { publicBase, store: deps.store, call, streamed });
+      },
       ...streamOf(call, res, publicBase),
     });
   };

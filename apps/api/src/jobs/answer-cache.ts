@@ -3,7 +3,6 @@ import type { Answer } from '@relay/jobs';
 import type { Presenter } from './answer.js';
 import { JsonText } from './json-text.js';
 
-
 interface Entry {
   accountId: string;
   answer: Extract<Answer, { kind: 'json' }> & { body: JsonText };

@@ -1,8 +1,7 @@
 import { pipeline } from 'node:stream/promises';
-import type { Job } from 'bullmq';
 import type { Response } from 'express';
 import { getObject, isAppError, storeUnavailable, type BlobStore } from '@relay/core';
-import type { Answer, JobMeta, JobObject } from '@relay/jobs';
+import type { Answer, JobObject, RelayJob } from '@relay/jobs';
 import type { Scheduler } from '@relay/scheduler';
 import { sendError, type Dialect } from '../http/dialects.js';
 import { JsonText } from './json-text.js';
@@ -10,12 +9,12 @@ import type { QueueHandle } from './queues.js';
 import type { Outcome } from './run-job.js';
 
 /** A finished job's answer, built by the door the job came in by. */
-export type Presenter = (job: Job, result: unknown) => Promise<Answer>;
+export type Presenter = (job: RelayJob, result: unknown) => Promise<Answer>;
 
 export const jobLink = (jobId: string) => `/v1/jobs/${jobId}`;
 
 /** The job as a 202 describes it; while queued, where it stands in the schedule and when it should start. */
-export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObject> {
+export async function jobObject(job: RelayJob, scheduler: Scheduler): Promise<JobObject> {
   const state = await job.getState();
   const status = state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? state : 'queued';
   const described: JobObject = {
@@ -25,7 +24,7 @@ export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObje
     created: Math.floor(job.timestamp / 1000),
     links: { self: jobLink(job.id!) },
   };
-  const { lane, accountId } = (job.data as { meta: JobMeta }).meta;
+  const { lane, accountId } = job.data.meta;
   if (status !== 'queued' || !lane) return described;
   const { position, startsInMs } = await scheduler.estimate(lane, accountId, job.id);
   return {
@@ -36,7 +35,7 @@ export async function jobObject(job: Job, scheduler: Scheduler): Promise<JobObje
 }
 
 /** The store cannot give a paid result back right now: a retryable 503 that names the job (Location), never a 500. */
-function unreadable(res: Response, job: Job, error: unknown) {
+function unreadable(res: Response, job: RelayJob, error: unknown) {
   res.set('Location', jobLink(job.id!));
   if (isAppError(error) && error.status !== 503) return error;
   return storeUnavailable(
@@ -46,7 +45,7 @@ function unreadable(res: Response, job: Job, error: unknown) {
 }
 
 /** Writes an answer: JSON (built once, maybe cached), a stored file streamed, or server-sent events. */
-async function write(res: Response, job: Job, answer: Answer, store: BlobStore) {
+async function write(res: Response, job: RelayJob, answer: Answer, store: BlobStore) {
   if (answer.headers) res.set(answer.headers);
   switch (answer.kind) {
     case 'json':

@@ -1,8 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { z } from 'zod';
 import { AppError, parseOrThrow } from '@relay/core';
-import type { Job } from 'bullmq';
-import { storedFileSchema, type JobObject, type QueueName, type WebhookStore } from '@relay/jobs';
+import { storedFileSchema, type JobObject, type QueueName, type RelayJob, type WebhookStore } from '@relay/jobs';
 import { partNoticeSchema, type CancelReason, type JobLife } from '@relay/life';
 import { authenticate } from '../auth/authenticate.js';
 import { jobLink } from './answer.js';
@@ -21,7 +20,7 @@ export interface JobControlDeps extends JobsRouteDeps {
   /** Cancelling counts against the generation limit: it changes money. */
   requestLimit: RequestHandler;
   /** Tells whoever asked of a job cancelled here (its webhooks). */
-  cancelled: (queue: QueueName, job: Job, reason: CancelReason) => Promise<void>;
+  cancelled: (queue: QueueName, job: RelayJob, reason: CancelReason) => Promise<void>;
   /** The account's secret for the webhooks its requests name. */
   webhooks: Pick<WebhookStore, 'requestSecret'>;
 }

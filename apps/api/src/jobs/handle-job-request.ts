@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Job } from 'bullmq';
 import type { Request, Response } from 'express';
 import { AppError, currentTraceparent, type BlobStore, type Logger } from '@relay/core';
 import type { Reservation } from '@relay/billing';
-import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName, type RequestWebhook } from '@relay/jobs';
+import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName, type RelayJob, type RequestWebhook } from '@relay/jobs';
 import type { CancelReason, JobLife } from '@relay/life';
 import type { Dialect } from '../http/dialects.js';
 import type { AdmissionGate } from './admission-gate.js';
@@ -33,7 +32,7 @@ export interface JobRequestDeps {
   /** How long a job's end is kept (JOB_KEEP_SECONDS): a cancelled job's too. */
   keepSeconds: number;
   /** Tells whoever asked of a job cancelled here (its webhooks). */
-  cancelled: (queue: QueueName, job: Job, reason: CancelReason) => Promise<void>;
+  cancelled: (queue: QueueName, job: RelayJob, reason: CancelReason) => Promise<void>;
   log: Logger;
 }
 
@@ -55,7 +54,7 @@ export interface JobSpec<P> {
   fingerprint: () => string;
   /** Builds the payload once money is reserved (uploads inputs); runs only for a new job. */
   prepare: (jobId: string) => Promise<P>;
-  present: (job: Job, result: unknown, streamed?: ReadonlySet<number>) => ReturnType<Presenter>;
+  present: (job: RelayJob, result: unknown, streamed?: ReadonlySet<number>) => ReturnType<Presenter>;
   /** The job's id when the request made it already (a form's images are stored under it). */
   jobId?: string;
   /** A call that takes the job's parts as they are made (a streamed set of images, a clip as it is spoken). */
@@ -83,7 +82,7 @@ async function awaitClaimedJob(
   accountId: string,
   key: string,
   claim: { jobId: string; claimedAt: number },
-): Promise<Job | undefined> {
+): Promise<RelayJob | undefined> {
   for (;;) {
     const job = await route.handle.queue.getJob(claim.jobId);
     if (job) return job;
@@ -260,7 +259,14 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
  * and the job is dropped (or, if a worker already holds it, refused by the worker). The key is
  * freed before the job is dropped, so a replay woken by the removal can claim it afresh.
  */
-function cancelWhenGone(left: AbortSignal, res: Response, job: Job, deps: JobRequestDeps, route: JobRoute, idemKey: string | undefined) {
+function cancelWhenGone(
+  left: AbortSignal,
+  res: Response,
+  job: RelayJob,
+  deps: JobRequestDeps,
+  route: JobRoute,
+  idemKey: string | undefined,
+) {
   const accountId = res.locals.caller!.accountId;
   const cancel = () =>
     void deps.life

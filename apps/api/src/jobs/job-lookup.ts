@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { AppError, decodeFailure } from '@relay/core';
-import { capabilityOfJobId, isJobId, type AnyDoor, type Capability, type Doors, type JobMeta } from '@relay/jobs';
+import { capabilityOfJobId, isJobId, type AnyDoor, type Capability, type Doors } from '@relay/jobs';
 import { readCancelled } from '@relay/life';
 import type { QueueHandle, Queues } from './queues.js';
 import { settledOutcome, type Outcome } from './run-job.js';
@@ -33,7 +33,7 @@ export async function ownedJob(
     const door = deps.doors.ofJob(capability.id, cancelled);
     return { capability, handle, door, outcome: { state: 'cancelled', error: decodeFailure(cancelled.failedReason) } };
   }
-  const meta = (outcome.job.data as { meta: JobMeta }).meta;
+  const { meta } = outcome.job.data;
   if (meta.accountId !== accountId) throw new AppError('not_found', `no job ${id}`);
   return { capability, handle, door: deps.doors.ofJob(capability.id, meta), outcome };
 }

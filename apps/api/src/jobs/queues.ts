@@ -1,14 +1,22 @@
-import { Queue } from 'bullmq';
 import { createRedis, type Logger } from '@relay/core';
-import { QUEUE_STREAMS, QUEUES, bullPrefix, jobOptions, type QueueName, type RetrySettings } from '@relay/jobs';
+import {
+  QUEUE_STREAMS,
+  QUEUES,
+  bullPrefix,
+  jobOptions,
+  openRelayQueues,
+  type QueueName,
+  type RelayQueue,
+  type RetrySettings,
+} from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
 import { createJobWaits, type JobWaits } from './job-waits.js';
 import { createInbox, type Inbox } from './inbox.js';
 import type { Turns } from '../http/pace.js';
 
-export interface QueueHandle {
-  queue: Queue;
+export interface QueueHandle<Q extends QueueName = QueueName> {
+  queue: RelayQueue<Q>;
   /** The queue's own connection (the fail-fast producer), for reads BullMQ has no call for. */
   redis: Redis;
   /** This process's inbox: the ends of the jobs it waits for, and only those. */
@@ -23,7 +31,7 @@ export interface QueueHandle {
   recheckMs: number;
 }
 
-export type Queues = Record<QueueName, QueueHandle>;
+export type Queues = { [Q in QueueName]: QueueHandle<Q> };
 
 /**
  * Producer side: adds go through the fail-fast connection (a 503 at once when Redis is away);
@@ -47,9 +55,10 @@ export async function openQueues(
   const reader = createRedis(redisUrl, 'patient', 'api-inbox', (err) => log.warn({ err: err.message }, 'inbox connection error'));
   const inbox = createInbox(reader, producer, redisPrefix, log);
   await inbox.start();
+  const queues = openRelayQueues(() => ({ connection: producer, prefix, defaultJobOptions: jobOptions(retry), streams: QUEUE_STREAMS }));
   const entries = await Promise.all(
     (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
-      const queue = new Queue(QUEUES[name], { connection: producer, prefix, defaultJobOptions: jobOptions(retry), streams: QUEUE_STREAMS });
+      const queue: RelayQueue = queues[name];
       queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
       const scheduler = schedulerFor(producer, queue, redisPrefix, name, {
         onDispatched: (picks) => onDispatched(name, picks),

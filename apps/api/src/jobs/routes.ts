@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ZodOpenApiContentObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { parseOrThrow, type BlobStore } from '@relay/core';
 import type { Redis } from 'ioredis';
-import { errorResponses, jobObjectSchema, type Doors, type Payload, type QueueName } from '@relay/jobs';
+import { errorResponses, jobObjectSchema, type Doors } from '@relay/jobs';
 import { authenticate, type KeySource } from '../auth/authenticate.js';
 import type { AccountsStore } from '../auth/accounts.js';
 import { ANY_KEY_SECURITY, jsonAnswer } from '../openapi/parts.js';
@@ -47,7 +47,7 @@ export function jobsRoutes(deps: JobsRouteDeps) {
     if (outcome.state === 'cancelled') return void sendError(res, outcome.error, door.dialect);
     const base = publicBase(req);
     const present = cache.presenter(`${id} ${base}`, accountId, (job, result) =>
-      door.present(job.data as Payload<QueueName>, result, { publicBase: base, store }),
+      door.present(job.data, result, { publicBase: base, store }),
     );
     await answer(res, handle, outcome, present, door.dialect, store);
   });

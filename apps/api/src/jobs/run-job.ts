@@ -1,11 +1,11 @@
-import type { Job } from 'bullmq';
 import { decodeFailure, type AppError } from '@relay/core';
+import type { RelayJob } from '@relay/jobs';
 import type { QueueHandle } from './queues.js';
 
 export type Outcome<R> =
-  | { state: 'completed'; job: Job; result: R }
-  | { state: 'failed'; job: Job; error: AppError }
-  | { state: 'pending'; job: Job }
+  | { state: 'completed'; job: RelayJob; result: R }
+  | { state: 'failed'; job: RelayJob; error: AppError }
+  | { state: 'pending'; job: RelayJob }
   /** Not in the queue (any more): cancelled before it started, or removed. */
   | { state: 'gone'; jobId: string };
 
@@ -59,7 +59,7 @@ export const nextLook = (handle: QueueHandle, remainingMs: number) =>
  * completes or fails for good, and a removed job has no hash (no `timestamp`). Cheaper than its
  * state script, for thousands of waits that look at once.
  */
-async function underWay(handle: QueueHandle, job: Job): Promise<boolean> {
+async function underWay(handle: QueueHandle, job: RelayJob): Promise<boolean> {
   const [timestamp, finishedOn] = await handle.redis.hmget(`${job.queueQualifiedName}:${job.id}`, 'timestamp', 'finishedOn');
   return timestamp !== null && finishedOn === null;
 }
@@ -73,7 +73,7 @@ async function underWay(handle: QueueHandle, job: Job): Promise<boolean> {
  */
 export async function waitForAdded<R>(
   handle: QueueHandle,
-  job: Job,
+  job: RelayJob,
   first: ReturnType<QueueHandle['waits']['register']>,
   budgetMs: number,
   client?: AbortSignal,

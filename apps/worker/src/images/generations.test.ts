@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { RelayJob } from '@relay/jobs';
 import { describe, expect, test } from 'vitest';
 import type { ImageSet } from '../upstreams/images.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
@@ -19,7 +19,7 @@ function fakeJob(attempt = 1, attempts = 4) {
   };
   return job;
 }
-const asJob = (job: ReturnType<typeof fakeJob>) => job as unknown as Job;
+const asJob = (job: ReturnType<typeof fakeJob>) => job as unknown as RelayJob<'images'>;
 /** Runs the generations of a fake job, checkpointing into it. */
 const run = (job: ReturnType<typeof fakeJob>, count: number, generate: () => Promise<Answered>) =>
   runGenerations(asJob(job), count, generate, job.checkpoint);

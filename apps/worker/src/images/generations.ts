@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { RelayJob } from '@relay/jobs';
 import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { ChannelsCooling } from '@relay/channels';
@@ -37,7 +37,7 @@ export interface Answered {
  * Generations are paid for: each answer is checkpointed in the job's progress the moment it
  * arrives, so a retry (a failed sibling, the copy step) re-runs only what is missing.
  */
-function readCheckpoint(job: Job): Map<number, Generation> {
+function readCheckpoint(job: RelayJob<'images'>): Map<number, Generation> {
   const parsed = checkpointSchema.safeParse(job.progress);
   if (parsed.success) return new Map(Object.entries(parsed.data.generations).map(([g, outcome]) => [Number(g), outcome]));
   const legacy = legacyCheckpointSchema.safeParse(job.progress);
@@ -71,7 +71,7 @@ function rank(error: unknown): number {
  * delivered, those still failing are given up instead and the rest is delivered.
  */
 export async function runGenerations(
-  job: Job,
+  job: RelayJob<'images'>,
   count: number,
   generate: () => Promise<Answered>,
   /** Keeps the snapshot in the job; `last`: every generation has its outcome (the job's calls are over). */

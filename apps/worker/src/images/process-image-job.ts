@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
 import { imageCost, webSearchCost } from '@relay/billing';
 import type { JobLife } from '@relay/life';
@@ -13,6 +12,7 @@ import {
   type ImageJob,
   type ImageJobResult,
   type StoredFile,
+  type RelayJob,
 } from '@relay/jobs';
 import { copyUrlToStore, putImageToStore, storeError, type CopyLimits } from '../storage/copy-to-store.js';
 import { storeDelivered } from '../storage/image-slots.js';
@@ -36,7 +36,7 @@ export interface ImageJobDeps {
   store: BlobStore;
   copyLimits: CopyLimits;
   /** Tells the job's waiters one image of a streamed set is stored (@relay/life's notices). */
-  partial: (job: Job, file: StoredFile) => Promise<void>;
+  partial: (job: RelayJob<'images'>, file: StoredFile) => Promise<void>;
   log: Logger;
 }
 
@@ -53,14 +53,14 @@ function slotsOf(outcomes: Outcome[]): ImageSlot[] {
 /** How a job's images are stored: as the vendor made them, or converted to the format and compression asked. */
 type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
 
-function slotStore(job: Job, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps): SlotStore {
+function slotStore(job: RelayJob<'images'>, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps): SlotStore {
   const conversion = conversionOf(request, model);
   // each copy into the store is a span of the job's trace: a slow store shows as itself
   return (index, slot) => inSpan('relay.store', { 'relay.file.index': index }, () => storeSlot(job, index, slot, conversion, deps));
 }
 
 async function storeSlot(
-  job: Job,
+  job: RelayJob<'images'>,
   index: number,
   slot: DeliveredImage,
   conversion: ReturnType<typeof conversionOf>,
@@ -90,7 +90,7 @@ async function storeSlot(
 }
 
 export function createImageProcessor(deps: ImageJobDeps) {
-  return async (job: Job): Promise<ImageJobResult> => {
+  return async (job: RelayJob<'images'>): Promise<ImageJobResult> => {
     const { request, meta } = imageJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.imageModels, request.model);
     if (!model)

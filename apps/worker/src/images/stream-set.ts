@@ -1,8 +1,7 @@
-import type { Job } from 'bullmq';
 import type { JobLife } from '@relay/life';
 import { unlessStopped } from '../stopping.js';
 import { z } from 'zod';
-import { storedFileSchema, type StoredFile } from '@relay/jobs';
+import { storedFileSchema, type RelayJob, type StoredFile } from '@relay/jobs';
 import { AppError } from '@relay/core';
 import type { DeliveredImage, ImageCall } from '../upstreams/images.js';
 import { StreamInterrupted } from '../upstreams/stream-interrupted.js';
@@ -28,7 +27,7 @@ const streamedSchema = z.object({
 });
 export type Streamed = z.output<typeof streamedSchema>;
 
-const checkpointOf = (job: Job) => z.object({ streamed: streamedSchema }).safeParse(job.progress);
+const checkpointOf = (job: RelayJob<'images'>) => z.object({ streamed: streamedSchema }).safeParse(job.progress);
 
 export interface StreamSetDeps {
   upstream: UpstreamCalls;
@@ -51,7 +50,7 @@ export interface StreamSetDeps {
  * came (never a second call, which would pay for the set again), and a retry after a crash
  * finishes from the checkpoint. A failure before any image is thrown as usual (retry, failover).
  */
-export async function streamSet(job: Job, call: Omit<ImageCall, 'vendorModel'>, deps: StreamSetDeps): Promise<Streamed> {
+export async function streamSet(job: RelayJob<'images'>, call: Omit<ImageCall, 'vendorModel'>, deps: StreamSetDeps): Promise<Streamed> {
   const saved = checkpointOf(job);
   if (saved.success && (saved.data.streamed.ended || saved.data.streamed.images.length > 0)) return broken(saved.data.streamed);
 

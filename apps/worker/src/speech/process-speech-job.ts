@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Job } from 'bullmq';
 import { trace } from '@opentelemetry/api';
 import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { speechCost } from '@relay/billing';
 import type { JobLife, PartsWriter } from '@relay/life';
-import { fileIdOf, sampleRateOf, SPEECH, speechJobSchema, storageKeyOf, type SpeechJob, type SpeechJobResult } from '@relay/jobs';
+import {
+  fileIdOf,
+  sampleRateOf,
+  SPEECH,
+  speechJobSchema,
+  storageKeyOf,
+  type RelayJob,
+  type SpeechJob,
+  type SpeechJobResult,
+} from '@relay/jobs';
 import { putBufferToStore, storeError, type StoreRetry } from '../storage/copy-to-store.js';
 import type { WorkerMetrics } from '../metrics.js';
 import type { UpstreamCalls } from '../channels/upstream-calls.js';
@@ -25,7 +33,7 @@ export interface SpeechJobDeps {
   /** How long a paid clip is kept in memory and retried while the store is away. */
   storeRetry: StoreRetry;
   /** Where a job whose waiter streams it sends its audio as it is made (none: nobody waits for it). */
-  parts: (job: Job, take: string) => PartsWriter | undefined;
+  parts: (job: RelayJob<'speech'>, take: string) => PartsWriter | undefined;
   log: Logger;
 }
 
@@ -37,7 +45,7 @@ function upstreamBody(request: SpeechJob['request']) {
 
 export function createSpeechProcessor(deps: SpeechJobDeps) {
   const vendorModels = createVendorModels(deps.log);
-  return async (job: Job): Promise<SpeechJobResult> => {
+  return async (job: RelayJob<'speech'>): Promise<SpeechJobResult> => {
     const { meta, model: modelId, request, output, style, live: streamed } = speechJobSchema.parse(job.data);
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
