@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Request } from 'express';
+import express, { type Request } from 'express';
 import type { Redis } from 'ioredis';
 import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger } from '@relay/core';
 import { Queue } from 'bullmq';
@@ -34,7 +34,7 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { openApiRoutes } from './openapi/routes.js';
 import { noRoute, routesOf } from './http/no-route.js';
 import { accessLog } from './http/access-log.js';
-import { errorHandler } from './http/errors.js';
+import { errorScope } from './http/errors.js';
 import './http/locals.js';
 import { requestId } from './http/request-id.js';
 import { traceRequests } from './http/trace-requests.js';
@@ -110,23 +110,19 @@ export function createApp(deps: ApiDeps) {
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
   app.use(openApiRoutes(openApi));
-  app.use(
-    consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }),
-    errorHandler('openai', log),
-  );
+  app.use(consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }));
   if (config.ADMIN_TOKEN) {
     // headers on every answer, the 401s among them; the token before anything else; then, for a
     // request that changes state, a JSON body or none (admin/admin-auth.ts)
     const admin = [adminHeaders, requireAdmin(config.ADMIN_TOKEN, authFailures), jsonBodiesOnly];
     const dashboard = [adminHeaders, requireAdmin(config.ADMIN_TOKEN, authFailures, { basicToLook: true }), jsonBodiesOnly];
     const prefix = config.REDIS_PREFIX;
-    app.use(DASHBOARD_PATH, dashboard, dashboardRouter(deps.queues), errorHandler('openai', log));
+    app.use(DASHBOARD_PATH, dashboard, dashboardRouter(deps.queues));
     app.use(
       '/admin',
       admin,
       adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }),
       consoleAdminRoutes({ ...deps, prefix, demoKeyFile: config.DEMO_KEY_FILE }),
-      errorHandler('openai', log),
     );
     app.use(
       '/admin',
@@ -142,7 +138,6 @@ export function createApp(deps: ApiDeps) {
         simulatorUrl: config.SIMULATOR_URL,
       }),
       adminBatchRoutes(batches, deps.store),
-      errorHandler('openai', log),
     );
   }
   // webhooks of jobs cancelled here, before any worker took them: queued for the workers' delivery
@@ -184,8 +179,8 @@ export function createApp(deps: ApiDeps) {
   };
   // before the speech and OpenAI routes: they share paths, and the caller's credential decides.
   // Listings and token counts reach no upstream: they count as reads.
-  app.use(geminiRoutes({ ...deps, limit: limits.reads }), errorHandler('google', log));
-  app.use(modelsRoutes({ ...deps, limit: limits.reads }), errorHandler('openai', log));
+  app.use(geminiRoutes({ ...deps, limit: limits.reads }));
+  app.use(modelsRoutes({ ...deps, limit: limits.reads }));
   const urls = parseUrlPolicy(config.URL_ALLOWLIST);
   for (const door of deps.doors.all) {
     app.use(doorRoutes(door, { ...deps, urls, jobs, routes, publicBase, limit: limits.requests }));
@@ -212,7 +207,6 @@ export function createApp(deps: ApiDeps) {
       cancelled: jobs.cancelled,
       webhooks: webhookStore,
     }),
-    errorHandler('openai', log),
   );
   app.use(
     batchFilesRoutes({
@@ -249,12 +243,12 @@ export function createApp(deps: ApiDeps) {
       requestLimit: limits.requests,
       readLimit: limits.reads,
     }),
-    errorHandler('openai', log),
   );
-  app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS), errorHandler('openai', log));
-  const [google, openai] = [errorHandler('google', log), errorHandler('openai', log)];
+  app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS));
   // the routes the document lists are the ones a mistyped path is compared with
-  app.use(noRoute(routesOf(openApi)), ((error, req, res, next) =>
-    (googleDialect(req) ? google : openai)(error, req, res, next)) satisfies ErrorRequestHandler);
+  app.use(
+    noRoute(routesOf(openApi)),
+    errorScope(log, (req) => (googleDialect(req) ? 'google' : 'openai')),
+  );
   return app;
 }

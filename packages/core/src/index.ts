@@ -6,6 +6,7 @@ export * from './errors/app-error.js';
 export * from './errors/failure-codec.js';
 export * from './logger.js';
 export * from './redis.js';
+export * from './redis-errors.js';
 export * from './storage/s3.js';
 export * from './process/run-main.js';
 export * from './process/every.js';

@@ -4,7 +4,6 @@ import { isJobOf, newJobId, type Door, type ImageForm, type JobMeta, type QueueN
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
-import { errorHandler } from '../http/errors.js';
 import { jsonBody } from '../http/json-body.js';
 import { handleJobRequest, type JobRequestDeps, type JobRoute } from '../jobs/handle-job-request.js';
 import { fingerprint } from '../jobs/idempotency.js';
@@ -48,8 +47,12 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
   const maxStringBytes = door.http.maxStringBytes({ inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES });
   // a door whose longest string grows with the input image limit takes inline images: an oversize one is told in those terms
   const takesImages = door.http.maxStringBytes({ inputImageMaxBytes: 2 * deps.config.INPUT_IMAGE_MAX_BYTES }) > maxStringBytes;
-  const claims = (req: Request, _res: Response, next: NextFunction) =>
-    next(door.http.claims?.(req.params as Record<string, string>) === false ? 'route' : undefined);
+  // a path the door takes is answered in its dialect, its errors too (the app's one error scope reads it)
+  const claims = (req: Request, res: Response, next: NextFunction) => {
+    if (door.http.claims?.(req.params as Record<string, string>) === false) return next('route');
+    res.locals.dialect = door.dialect;
+    next();
+  };
   const resolve = (req: Request, _res: Response, next: NextFunction) => {
     door.http.resolve?.(req.path, req.params as Record<string, string>);
     next();
@@ -131,5 +134,5 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
       handle,
     );
   }
-  return [router, errorHandler(door.dialect, deps.log)];
+  return router;
 }

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { createBlobStore, createLogger, putObject } from '@relay/core';
 import { storageKeyOf } from '@relay/jobs';
 import { startLocalS3 } from '@relay/testkit';
-import { errorHandler } from '../http/errors.js';
+import { errorScope } from '../http/errors.js';
 import { filesRoutes } from './routes.js';
 
 /**
@@ -15,7 +15,7 @@ const s3 = await startLocalS3({ bucket: 'files-test' });
 const store = createBlobStore({ ...s3.env, S3_FORCE_PATH_STYLE: true });
 const log = createLogger('test', 'silent');
 async function serve(mode: 'proxy' | 'redirect') {
-  const app = express().use(filesRoutes(store, mode, 60), errorHandler('openai', log));
+  const app = express().use(filesRoutes(store, mode, 60), errorScope(log));
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };

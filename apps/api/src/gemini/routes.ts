@@ -29,7 +29,7 @@ const speechModelPath = (catalog: Catalog) => z.object({ model: z.enum(Object.ke
 /**
  * Gemini's model resources and :countTokens under every version Google serves, for the
  * catalog's speech models. (generateContent and streamGenerateContent are the speech routes.)
- * The app renders this router's errors in Google's shape.
+ * Its routes answer in Google's dialect, their errors too.
  */
 export function geminiRoutes(deps: GeminiDeps) {
   const router = express.Router();
@@ -37,7 +37,11 @@ export function geminiRoutes(deps: GeminiDeps) {
   const speechModel = speechModelPath(deps.catalog);
   for (const version of GEMINI_VERSIONS) {
     // GET /v1/models is OpenAI's listing too: an OpenAI caller passes on to the OpenAI routes
-    const geminiCaller = (req: Request, _res: Response, next: NextFunction) => next(speaksGoogle(version, req) ? undefined : 'route');
+    const geminiCaller = (req: Request, res: Response, next: NextFunction) => {
+      if (!speaksGoogle(version, req)) return next('route');
+      res.locals.dialect = 'google';
+      next();
+    };
 
     router.get(`/${version}/models`, geminiCaller, ...admit, (req, res) => {
       const { page, nextPageToken } = pageOf(geminiModels(deps.catalog), parseOrThrow(pageQuery, req.query));
@@ -54,8 +58,11 @@ export function geminiRoutes(deps: GeminiDeps) {
     router.post(
       `/${version}/models/:modelAction`,
       // generateContent and streamGenerateContent go on to the speech routes
-      (req: Request, _res: Response, next: NextFunction) =>
-        next(String(req.params.modelAction).endsWith(COUNT_TOKENS) ? undefined : 'route'),
+      (req: Request, res: Response, next: NextFunction) => {
+        if (!String(req.params.modelAction).endsWith(COUNT_TOKENS)) return next('route');
+        res.locals.dialect = 'google';
+        next();
+      },
       ...admit,
       (req: Request, _res: Response, next: NextFunction) => {
         const id = String(req.params.modelAction).slice(0, -COUNT_TOKENS.length);

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { AppError, isAppError, type Logger } from '@relay/core';
+import { AppError, isAppError, isRedisUnavailable, type Logger } from '@relay/core';
 import { sendError, type Dialect } from './dialects.js';
 
 /** body-parser's errors carry `type`; each becomes a clear client error instead of a 500. */
@@ -21,22 +21,23 @@ function fromParserError(error: { type?: string; status?: number; limit?: number
   }
 }
 
-/** Redis away (fail-fast connection) or unreachable: the caller should come back shortly. */
-const REDIS_DOWN = /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|MaxRetriesPerRequest/;
-
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
   const parsed = fromParserError(error as { type?: string; message: string });
   if (parsed) return parsed;
-  const text = `${(error as Error)?.name} ${(error as Error)?.message}`;
-  if (REDIS_DOWN.test(text)) {
+  // Redis away, unreachable, loading or demoted (a failover): the caller should come back shortly
+  if (isRedisUnavailable(error)) {
     return new AppError('unavailable', 'the relay cannot reach its queue right now; retry shortly', { retryAfterMs: 2_000, cause: error });
   }
   return new AppError('internal', 'internal error', { cause: error });
 }
 
-/** Renders any error in the router's dialect; bugs are logged with the request id. */
-export function errorHandler(dialect: Dialect, log: Logger): ErrorRequestHandler {
+/**
+ * Renders any error in the dialect of the route that took the request (res.locals.dialect), or,
+ * for a request no route took, the dialect its path speaks; bugs are logged with the request id.
+ * An app has one of these, last: every router's errors come to it.
+ */
+export function errorScope(log: Logger, dialectOf: (req: Request) => Dialect = () => 'openai'): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next) => {
     const appError = toAppError(error);
     // a bug is an error; an outage the client is told to retry (502, 503) is only a warning
@@ -48,6 +49,6 @@ export function errorHandler(dialect: Dialect, log: Logger): ErrorRequestHandler
     if (appError.code === 'internal') {
       appError.message = `internal error (request id ${res.locals.requestId})`;
     }
-    sendError(res, appError, res.locals.dialect ?? dialect);
+    sendError(res, appError, res.locals.dialect ?? dialectOf(req));
   };
 }
