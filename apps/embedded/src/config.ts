@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { adminTokenEnv, envBool, envInt, envString, envUrl, parseEnv, type Env } from '@relay/core';
+import { adminTokenEnv, envBool, envInt, envRedisUrl, envString, envUrl, parseEnv, type Env } from '@relay/core';
 
 /** Only what the launcher itself decides; everything else passes through to the apps. */
 export const embeddedEnvSchema = z
   .object({
     HOST: envString().default('127.0.0.1'),
     PORT: envInt(1, 65535).default(8080),
-    /** Unset: redis://127.0.0.1:6379, reused when something answers there, else started here. */
-    REDIS_URL: envUrl().optional(),
+    /** Unset: redis://127.0.0.1:6379, reused when something answers there, else started here; Sentinel's or a cluster's: used as given. */
+    REDIS_URL: envRedisUrl().optional(),
     /** The apps' key prefix. Unset: this data folder's own (redis-prefix.ts), so relays sharing a Redis keep apart. */
     REDIS_PREFIX: envString().optional(),
     /** Start a redis-server of its own on a free port (data in RELAY_DATA_DIR/redis), whatever answers on 6379. */

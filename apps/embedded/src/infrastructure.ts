@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { listenOn } from '@relay/core';
+import { isSentinelUrl, listenOn } from '@relay/core';
 import { portAnswers, spawnRedisServer, startEmbeddedStore, type RedisHandle, type S3Handle } from '@relay/local';
 import { DEFAULT_REDIS_URL, type EmbeddedConfig } from './config.js';
 
@@ -36,6 +36,8 @@ export async function ensureRedis(config: EmbeddedConfig, dataDir: string): Prom
     return { ...(await startRedis(undefined, dataDir)), origin: 'own' };
   }
   const given = config.REDIS_URL ?? DEFAULT_REDIS_URL;
+  // behind Sentinel the primary moves: the relay uses the sentinels as given, never a server of its own
+  if (isSentinelUrl(given)) return { url: given, stop: async () => {}, close: async () => {}, origin: 'reused' };
   const url = new URL(given);
   const port = Number(url.port || 6379);
   if (await portAnswers(port, url.hostname)) return { url: given, stop: async () => {}, close: async () => {}, origin: 'reused' };

@@ -1,4 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { parseSentinelUrl, sentinelOptions, type SentinelEnv } from './redis-sentinel.js';
 
 /**
  * Two kinds of connection, chosen by what a failure should do:
@@ -16,15 +17,19 @@ export type ConnectionOptions = Omit<RedisOptions, 'retryStrategy'> & { retryStr
  * `redis+cluster://host:port` (or `rediss+cluster://`) names one node of a Redis Cluster; the
  * client finds the others. Every key then needs one hash tag (REDIS_PREFIX such as `{relay}`).
  */
-export const isClusterUrl = (url: string) => /^rediss?\+cluster:$/.test(new URL(url).protocol);
+export const isClusterUrl = (url: string) => /^rediss?\+cluster:\/\//.test(url);
 
-/** ioredis options from a redis:// or rediss:// URL (or one node's, for a cluster), for the role's failure behaviour. */
-export function redisConnectionOptions(url: string, role: RedisRole): ConnectionOptions {
-  const parsed = new URL(url.replace(/^(rediss?)\+cluster:/, '$1:'));
+/**
+ * ioredis options from a redis:// or rediss:// URL (or one node's, for a cluster, or the
+ * sentinels', redis-sentinel.ts), for the role's failure behaviour.
+ */
+export function redisConnectionOptions(url: string, role: RedisRole, env: SentinelEnv = process.env): ConnectionOptions {
+  const sentinel = parseSentinelUrl(url);
+  const server = sentinel ? undefined : new URL(url.replace(/^(rediss?)\+cluster:/, '$1:'));
+  const parsed = sentinel ?? server!;
   const db = parsed.pathname.replace('/', '');
   const base: ConnectionOptions = {
-    host: parsed.hostname,
-    port: Number(parsed.port || 6379),
+    ...(sentinel ? sentinelOptions(sentinel, env) : { host: server!.hostname, port: Number(server!.port || 6379) }),
     ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
     ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
     ...(db ? { db: Number(db) } : {}),

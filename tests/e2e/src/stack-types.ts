@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '@relay/billing';
 import type { RunningApi } from '@relay/api';
 import type { FaultInput, RunningSimulator, SimCall } from '@relay/simulator';
-import type { AppProcess, RedisHandle, S3Handle } from '@relay/testkit';
+import type { AppProcess, RedisHandle, S3Handle, SentinelSet } from '@relay/testkit';
 
 /** The shape of the relay on loopback that startStack (stack.ts) starts, apart so its helpers need not import it. */
 export type Env = Record<string, string>;
@@ -14,6 +14,8 @@ export interface StackOptions {
   ownRedis?: boolean;
   /** A local S3 of the stack's own that a test may stop and start. */
   ownS3?: boolean;
+  /** Redis behind Sentinel: a primary, a replica and three sentinels of the stack's own (stack.sentinel fails it over). */
+  sentinel?: boolean;
   /** A Redis Cluster of three masters of the stack's own (the prefix then carries a hash tag). */
   cluster?: boolean;
   /** More `host:port` entries the relay may reach on loopback (a test's webhook receiver). */
@@ -31,6 +33,8 @@ export interface Stack {
   worker: AppProcess;
   api: RunningApi;
   redis: RedisHandle & { start?(): Promise<void> };
+  /** With `sentinel: true`: the servers and sentinels behind REDIS_URL. */
+  sentinel?: SentinelSet;
   s3: S3Handle;
   /** Env shared by api and worker: Redis, prefix, store, upstream. */
   env: Env;

@@ -4,7 +4,16 @@ import { createLogger, loadCatalog } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi } from '@relay/api';
 import { loadSimulatorConfig, startSimulator, type SimCall } from '@relay/simulator';
-import { spawnApp, spawnRedisServer, startRedis, startRedisCluster, startS3, uniqueName, type AppProcess } from '@relay/testkit';
+import {
+  spawnApp,
+  spawnRedisServer,
+  startRedis,
+  startRedisCluster,
+  startS3,
+  startSentinelSet,
+  uniqueName,
+  type AppProcess,
+} from '@relay/testkit';
 import type { Env, Stack, StackOptions } from './stack-types.js';
 
 export type { Env, Stack, StackOptions } from './stack-types.js';
@@ -34,11 +43,14 @@ async function clusterSeededAwayFrom(prefix: string) {
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const prefix = options.cluster ? `{${uniqueName('relay')}}` : uniqueName('relay');
-  const redis = options.cluster
-    ? await clusterSeededAwayFrom(prefix)
-    : options.ownRedis
-      ? await spawnRedisServer({ appendonly: true })
-      : await startRedis();
+  const sentinel = options.sentinel ? await startSentinelSet() : undefined;
+  const redis = sentinel
+    ? { url: sentinel.url, stop: () => sentinel.close(), close: () => sentinel.close() }
+    : options.cluster
+      ? await clusterSeededAwayFrom(prefix)
+      : options.ownRedis
+        ? await spawnRedisServer({ appendonly: true })
+        : await startRedis();
   const s3 = await startS3({ own: options.ownS3 });
   const sim = await startSimulator(loadSimulatorConfig({ SIM_PORT: '0', LOG_LEVEL: 'silent', ...options.simulator }));
   // unique to the stack, and as long as the api takes (32 characters at least)
@@ -88,6 +100,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     worker,
     api,
     redis,
+    ...(sentinel ? { sentinel } : {}),
     s3,
     env,
     adminToken,

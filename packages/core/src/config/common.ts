@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { envBool, envInt, envString, envUrl, unsetIfEmpty } from './env.js';
+import { envBool, envInt, envRedisUrl, envString, envUrl, unsetIfEmpty } from './env.js';
 
 export const redisEnv = {
-  REDIS_URL: envUrl().default('redis://127.0.0.1:6379'),
+  REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
+  /** Behind Sentinel (REDIS_URL=redis+sentinel://...): the sentinels' own user and password, and TLS to them (read where connections are made, core/redis-sentinel.ts). */
+  REDIS_SENTINEL_USERNAME: envString().optional(),
+  REDIS_SENTINEL_PASSWORD: envString().optional(),
+  REDIS_SENTINEL_TLS: envBool().default(false),
   /** Prefix of every key the relay writes; wrap it in {braces} to keep one hash slot on Redis Cluster. */
   REDIS_PREFIX: envString().default('relay'),
 };

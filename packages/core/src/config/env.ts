@@ -1,3 +1,4 @@
+import { parseSentinelUrl } from '../redis-sentinel.js';
 import { z } from 'zod';
 
 /** Thrown when the environment does not parse; the message lists every bad variable. */
@@ -10,6 +11,18 @@ export const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : valu
 
 export const envString = () => z.preprocess(unsetIfEmpty, z.string());
 export const envUrl = () => z.preprocess(unsetIfEmpty, z.url());
+/** A Redis URL: redis(s)://, redis(s)+cluster:// or redis(s)+sentinel://host:port,host:port/<master name> (which no URL parser reads). */
+export const envRedisUrl = () =>
+  z.preprocess(
+    unsetIfEmpty,
+    z.string().superRefine((value, ctx) => {
+      try {
+        if (!parseSentinelUrl(value) && !URL.canParse(value)) throw new Error(`${value} is no URL`);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  );
 export const envInt = (min = 0, max = Number.MAX_SAFE_INTEGER) => z.preprocess(unsetIfEmpty, z.coerce.number().int().min(min).max(max));
 export const envBool = () =>
   z.preprocess((value) => {
