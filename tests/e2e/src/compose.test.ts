@@ -34,6 +34,7 @@ type Service = {
   healthcheck?: { test: string[] };
   volumes?: unknown[];
   profiles?: string[];
+  command?: string[] | string;
 };
 type Rendered = { services: Record<string, Service> };
 
@@ -186,6 +187,31 @@ describe.skipIf(!hasCompose)('docker-compose.yml rendered from .env.example', ()
       expect(plain.services[app]!.volumes?.map(String).join(' ')).toMatch(/config:\/app\/config/);
     }
     expect(existsSync(join(repoRoot, 'config'))).toBe(true);
+  });
+});
+
+describe.skipIf(!hasCompose)('the "ha" profile: Redis behind Sentinel', () => {
+  const sentinels = 'redis+sentinel://sentinel-1:26379,sentinel-2:26379,sentinel-3:26379/relay';
+  const ha = render({ COMPOSE_PROFILES: 'ha', REDIS_URL: sentinels, ADMIN_TOKEN: 'a'.repeat(32), S3_SECRET_ACCESS_KEY: 'b'.repeat(32) });
+
+  test('a replica of redis and three sentinels watching it under the name the relay is given, quorum 2', () => {
+    const { services } = ha;
+    expect(services['redis-replica']!.command).toEqual(expect.arrayContaining(['--replicaof', 'redis', '6379']));
+    const watching = ['sentinel-1', 'sentinel-2', 'sentinel-3'].map((name) => String(services[name]!.command));
+    for (const command of watching) {
+      expect(command).toMatch(/'sentinel monitor relay redis 6379 2'/);
+      expect(command).toMatch(/'port 26379'/);
+      expect(command).toMatch(/--sentinel$/);
+    }
+    // what the relay is given names each of them on the port they listen on, and the name they watch
+    expect(new Set(sentinels.slice('redis+sentinel://'.length).split('/')[0]!.split(','))).toEqual(
+      new Set(['sentinel-1:26379', 'sentinel-2:26379', 'sentinel-3:26379']),
+    );
+  });
+
+  test("the relay's services take the sentinel URL and parse it", () => {
+    expect(loadApiConfig(envOf(ha.services.api!)).REDIS_URL).toBe(sentinels);
+    expect(loadWorkerConfig(envOf(ha.services.worker!)).REDIS_URL).toBe(sentinels);
   });
 });
 
