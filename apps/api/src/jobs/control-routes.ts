@@ -46,26 +46,25 @@ export function jobControlRoutes(deps: JobControlDeps) {
     const { id } = parseOrThrow(jobPath, req.params);
     const { capability, door, outcome } = await ownedJob(id, res.locals.caller!.accountId, deps);
     res.locals.dialect = door.dialect;
-    const cancelled = (created: number): JobObject => ({
+    const job = (status: 'cancelled' | 'running', created: number): JobObject => ({
       id,
       object: 'relay.job',
-      status: 'cancelled',
+      status,
       created,
       links: { self: jobLink(id) },
+      ...(status === 'running' ? { cancel_requested: true } : {}),
     });
     // a second cancel of a cancelled job says the same
-    if (outcome.state === 'cancelled') return void res.json(cancelled(Math.floor(Date.now() / 1000)));
+    if (outcome.state === 'cancelled') return void res.json(job('cancelled', Math.floor(Date.now() / 1000)));
     if (outcome.state !== 'pending')
       throw new AppError('conflict', `job ${id} has already ended (${outcome.state}): there is nothing to cancel`);
+    const created = Math.floor(outcome.job.timestamp / 1000);
     if (await deps.life.cancelFor(capability.id, outcome.job, 'owner', deps.keepSeconds)) {
       await deps.cancelled(capability.id, outcome.job, 'owner');
-      return void res.json(cancelled(Math.floor(outcome.job.timestamp / 1000)));
+      return void res.json(job('cancelled', created));
     }
-    if (await deps.life.stop(outcome.job))
-      // begun: what is in flight runs to its end and is charged as delivered; nothing more is asked
-      return void res
-        .status(202)
-        .json({ ...cancelled(Math.floor(outcome.job.timestamp / 1000)), status: 'running', cancel_requested: true });
+    // begun: what is in flight runs to its end and is charged as delivered; nothing more is asked
+    if (await deps.life.stop(outcome.job)) return void res.status(202).json(job('running', created));
     throw new AppError('conflict', `job ${id} has already ended: there is nothing to cancel`);
   });
 
