@@ -13,7 +13,7 @@ import {
   type QueueName,
   type RelayJob,
   type RelayQueues,
-  type RelayWorker,
+  type RelayWorkers,
   type Result,
 } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
@@ -56,9 +56,6 @@ export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger):
   }
   return queues;
 }
-
-/** Every capability's worker, by queue. */
-export type RelayWorkers = { [Q in QueueName]: RelayWorker<Q> };
 
 export interface RunningWorkers {
   workers: RelayWorkers;

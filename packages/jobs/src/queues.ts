@@ -50,6 +50,8 @@ export const modelOf = <Q extends QueueName>(queue: Q, payload: Payload<Q>): str
 
 /** A worker of one capability's queue. */
 export type RelayWorker<Q extends QueueName = QueueName> = { [K in Q]: Worker<Payload<K>, Result<K>, JobName<K>> }[Q];
+/** Every capability's worker, by queue. */
+export type RelayWorkers = { [Q in QueueName]: RelayWorker<Q> };
 /** A queue of one capability, its jobs typed as RelayJob. */
 export type RelayQueue<Q extends QueueName = QueueName> = { [K in Q]: Queue<Payload<K>, Result<K>, JobName<K>> }[Q];
 /** Every capability's queue, by name. */

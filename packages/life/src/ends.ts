@@ -1,4 +1,4 @@
-import type { QueueName, RelayJob, RelayWorker, Result } from '@relay/jobs';
+import { QUEUES, type QueueName, type RelayJob, type RelayWorker, type RelayWorkers, type Result } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { notifyEnd } from './notices.js';
 import type { Running } from './running.js';
@@ -44,15 +44,18 @@ export function createEnds(deps: LifeDeps, running: Running) {
       subscribers.push(subscriber);
     },
     /** Hears the ends of the jobs these workers run. */
-    watch(workers: { [Q in QueueName]?: RelayWorker<Q> }) {
+    watch(workers: Partial<RelayWorkers>) {
       const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
         worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result } as JobEnd));
         worker.on('failed', (job) => {
           if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
         });
       };
-      if (workers.images) watchOne('images', workers.images);
-      if (workers.speech) watchOne('speech', workers.speech);
+      // every capability's, by the queue list: one added later is heard without a line here
+      for (const queue of Object.keys(QUEUES) as QueueName[]) {
+        const worker = workers[queue];
+        if (worker) watchOne(queue, worker);
+      }
     },
   };
 }
