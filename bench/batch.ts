@@ -24,7 +24,7 @@ const report: Record<string, unknown> = { at: new Date().toISOString(), lines: L
 const redis = new Redis(stack.redis.url);
 try {
   await stack.simConfig({ SIM_LATENCY_MS: LATENCY_MS, SIM_MAX_CONCURRENT: 0 });
-  const worker = await stack.start('worker', { IMAGES_CONCURRENCY: '64' });
+  const worker = await stack.start('worker', { WORKER_CONCURRENCY: '64' });
   const api = await stack.start('api');
   const base = api.ready.url!;
   const admin = async (method: string, path: string, body?: unknown) =>

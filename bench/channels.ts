@@ -42,7 +42,7 @@ try {
     CHANNEL_SECRET: 'bench channel secret',
     URL_ALLOWLIST: [stack.env.URL_ALLOWLIST, new URL(other.ready.url!).host].join(','),
   };
-  const worker = await stack.start('worker', { ...env, IMAGES_CONCURRENCY: '64' });
+  const worker = await stack.start('worker', { ...env, WORKER_CONCURRENCY: '64' });
   const api = await stack.start('api', env);
   const base = api.ready.url!;
   const admin = async (method: string, path: string, body?: unknown) => {

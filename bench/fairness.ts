@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { repoRoot, waitFor, type AppProcess } from '@relay/testkit';
 import { percentile } from './load.js';
 import { pendingAtScale } from './pending-at-scale.js';
-import { startBenchStack } from './stack.js';
+import { benchConfig, startBenchStack } from './stack.js';
 
 const SLOTS = 4;
 const LATENCY_MS = 300;
@@ -24,7 +24,10 @@ let api: AppProcess | undefined;
 let worker: AppProcess | undefined;
 try {
   await stack.simConfig({ SIM_LATENCY_MS: LATENCY_MS, SIM_MAX_CONCURRENT: 0 });
-  worker = await stack.start('worker', { IMAGES_MAX_CONCURRENT: String(SLOTS), IMAGES_CONCURRENCY: '64' });
+  worker = await stack.start('worker', {
+    RELAY_CONFIG: benchConfig({ queues: { images: { maxConcurrent: SLOTS } } }),
+    WORKER_CONCURRENCY: '64',
+  });
   api = await stack.start('api');
   const base = api.ready.url!;
   const admin = async (method: string, path: string, body?: unknown) =>

@@ -1,6 +1,6 @@
 import { GEMINI_VOICES, loadCatalog } from '@relay/core';
 import type { BenchStack } from './stack.js';
-import { benchKey } from './stack.js';
+import { benchConfig, benchKey } from './stack.js';
 import { percentile } from './load.js';
 import { round } from './compare.js';
 
@@ -69,7 +69,7 @@ export interface FirstAudioReport {
 
 export async function firstAudio(stack: BenchStack, requests: number): Promise<FirstAudioReport> {
   await stack.simConfig({ SIM_SPEECH_CHUNK_MS: SPACING_MS, SIM_LATENCY_MS: 50 });
-  const env = { RELAY_CONFIG: JSON.stringify(catalog) };
+  const env = { RELAY_CONFIG: benchConfig({ catalog }) };
   const worker = await stack.start('worker', env);
   const api = await stack.start('api', env);
   try {

@@ -18,7 +18,7 @@ import { startFloor } from './peer/floor.js';
 import { startPortkey } from './peer/portkey.js';
 import { profilesIn, topSelfTime } from './profile.js';
 import { printScaleOut, scaleOut, type ScaleOutReport } from './scale-out.js';
-import { benchKey, relayUnderTest, startBenchStack } from './stack.js';
+import { benchConfig, benchKey, relayUnderTest, startBenchStack } from './stack.js';
 import { waitingCallers } from './waiting.js';
 
 const CELL_MS = Number(process.env.BENCH_CELL_MS ?? 10_000);
@@ -203,7 +203,7 @@ try {
   if (want('burst')) {
     const capacity = 20;
     await stack.simConfig({ SIM_MAX_CONCURRENT: capacity, SIM_LATENCY_MS: 250 });
-    worker = await stack.start('worker', { IMAGES_MAX_CONCURRENT: String(capacity) });
+    worker = await stack.start('worker', { RELAY_CONFIG: benchConfig({ queues: { images: { maxConcurrent: capacity } } }) });
     api = await stack.start('api');
     started.push(worker, api);
     const burstKey = await benchKey(api);

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnStore } from '@relay/local';
 import { repoRoot, spawnApp, spawnReady, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
+import type { CatalogInput } from '@relay/core';
 
 /**
  * BENCH_RELAY_DIR: another checkout whose api and worker run from its own dist/ (built there, with
@@ -52,6 +53,13 @@ export interface BenchStack {
  * Redis, the store and the simulator (always this checkout's) as separate processes; api and
  * worker started per phase from dist/ (BENCH_RELAY_DIR's when set).
  */
+/**
+ * The bench's config file, inline: a part's own catalog sections (the built-in ones otherwise), the
+ * capabilities' upstream limits it sets, a caller's `Prefer: wait` taken up to ten minutes, and no per-key request limit.
+ */
+export const benchConfig = ({ queues = {}, catalog = {} }: { queues?: CatalogInput['queues']; catalog?: object } = {}) =>
+  JSON.stringify({ ...catalog, queues, tuning: { api: { maxWaitMs: 600_000, rateLimitPerMinute: 0 } } });
+
 export async function startBenchStack(): Promise<BenchStack> {
   const redis = await spawnRedisServer();
   // the store in a process of its own, so that it does not share the load generator's CPU
@@ -70,8 +78,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     GEMINI_API_KEY: 'sim-key',
     METRICS_PORT: '0',
     ADMIN_TOKEN: 'bench-admin-token-of-at-least-32-characters',
-    RATE_LIMIT_PER_MINUTE: '0',
-    MAX_WAIT_MS: '600000',
+    RELAY_CONFIG: benchConfig(),
     PORT: '0',
   };
   const started: AppProcess[] = [];

@@ -14,7 +14,7 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
   await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 5_000 });
   // workers enough to take every job at once: what is measured is the api holding them all
   const workerConcurrency = Math.min(requests, 5_000);
-  const worker = await stack.start('worker', { IMAGES_CONCURRENCY: String(workerConcurrency) });
+  const worker = await stack.start('worker', { WORKER_CONCURRENCY: String(workerConcurrency) });
   const api = await stack.start('api');
   try {
     const key = await benchKey(api);

@@ -80,6 +80,8 @@ export interface ApiDeps {
   /** Per-minute requests, errors and latency for the console (stats/traffic.ts). */
   traffic: TrafficRecorder;
   log: Logger;
+  /** The built console; unset, beside the bundle (dist/console) or apps/console/dist (console/routes.ts). */
+  consoleDir?: string;
 }
 
 /** The relay's version as the OpenAPI document states it. */
@@ -110,7 +112,7 @@ export function createApp(deps: ApiDeps) {
   app.use(deps.traffic.middleware);
   app.use(opsRoutes(deps.redis, deps.store, deps.registry));
   app.use(openApiRoutes(openApi));
-  app.use(consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: config.CONSOLE_DIR }));
+  app.use(consoleRoutes({ adminEnabled: Boolean(config.ADMIN_TOKEN), version: RELAY_VERSION, dir: deps.consoleDir }));
   if (config.ADMIN_TOKEN) {
     // headers on every answer, the 401s among them; the token before anything else; then, for a
     // request that changes state, a JSON body or none (admin/admin-auth.ts)
@@ -121,21 +123,21 @@ export function createApp(deps: ApiDeps) {
     app.use(
       '/admin',
       admin,
-      adminRoutes({ ...deps, prefix, bodyLimit: config.BODY_LIMIT_BYTES }),
-      consoleAdminRoutes({ ...deps, prefix, demoKeyFile: config.DEMO_KEY_FILE }),
+      adminRoutes({ ...deps, prefix, bodyLimit: config.tuning.bodyLimitBytes }),
+      consoleAdminRoutes({ ...deps, prefix, demoKeyFile: config.console.demoKeyFile }),
     );
     app.use(
       '/admin',
       admin,
-      scheduleRoutes(deps.accounts, deps.queues, config.BODY_LIMIT_BYTES),
-      webhookRoutes(deps.accounts, webhookStore, parseUrlPolicy(config.URL_ALLOWLIST), config.BODY_LIMIT_BYTES),
+      scheduleRoutes(deps.accounts, deps.queues, config.tuning.bodyLimitBytes),
+      webhookRoutes(deps.accounts, webhookStore, parseUrlPolicy(config.URL_ALLOWLIST), config.tuning.bodyLimitBytes),
       channelRoutes({
         redis: deps.redis,
         prefix,
         catalog: deps.catalog,
         sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
-        bodyLimit: config.BODY_LIMIT_BYTES,
-        simulatorUrl: config.SIMULATOR_URL,
+        bodyLimit: config.tuning.bodyLimitBytes,
+        simulatorUrl: config.console.simulatorUrl,
       }),
       adminBatchRoutes(batches, deps.store),
     );
@@ -144,17 +146,17 @@ export function createApp(deps: ApiDeps) {
   const webhookAnnounce = webhookAnnouncer(
     new Queue<Delivery>(WEBHOOKS_QUEUE, { connection: deps.redis, prefix: bullPrefix(config.REDIS_PREFIX) }),
     webhookStore,
-    { attempts: config.WEBHOOK_ATTEMPTS, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    { attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs },
   );
   const jobs: JobRequestDeps = {
     life: deps.life,
     store: deps.store,
-    idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
+    idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.tuning.idempotencyTtlSeconds),
     gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
     lifecycle: deps.lifecycle,
-    wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },
+    wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.tuning.maxWaitMs },
     parts: (jobId, after) => readParts(deps.redis, config.REDIS_PREFIX, jobId, after),
-    keepSeconds: config.JOB_KEEP_SECONDS,
+    keepSeconds: config.tuning.jobKeepSeconds,
     cancelled: (queue, job, reason) =>
       announceJobEnd(webhookAnnounce, deps.doors, queue, job, { outcome: 'failed', error: cancelledByError(reason) }),
     log,
@@ -168,13 +170,13 @@ export function createApp(deps: ApiDeps) {
   const limits = {
     requests: rateLimit(deps.redis, config.REDIS_PREFIX, {
       name: 'requests',
-      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      defaultPerMinute: config.tuning.rateLimitPerMinute,
       multiplier: 1,
     }),
     reads: rateLimit(deps.redis, config.REDIS_PREFIX, {
       name: 'reads',
-      defaultPerMinute: config.RATE_LIMIT_PER_MINUTE,
-      multiplier: config.JOB_READ_RATE_MULTIPLIER,
+      defaultPerMinute: config.tuning.rateLimitPerMinute,
+      multiplier: config.tuning.jobReadRateMultiplier,
     }),
   };
   // before the speech and OpenAI routes: they share paths, and the caller's credential decides.
@@ -189,7 +191,7 @@ export function createApp(deps: ApiDeps) {
     accounts: deps.accounts,
     keys: GOOGLE_KEYS,
     readLimit: limits.reads,
-    cache: createAnswerCache(config.ANSWER_CACHE_BYTES),
+    cache: createAnswerCache(config.tuning.answerCacheBytes),
     queues: deps.queues,
     doors: deps.doors,
     store: deps.store,
@@ -202,7 +204,7 @@ export function createApp(deps: ApiDeps) {
     jobControlRoutes({
       ...jobReads,
       life: deps.life,
-      keepSeconds: config.JOB_KEEP_SECONDS,
+      keepSeconds: config.tuning.jobKeepSeconds,
       requestLimit: limits.requests,
       cancelled: jobs.cancelled,
       webhooks: webhookStore,
@@ -213,7 +215,7 @@ export function createApp(deps: ApiDeps) {
       accounts: deps.accounts,
       store: deps.store,
       records: files,
-      limits: { maxBytes: config.BATCH_FILE_MAX_BYTES, maxLines: config.BATCH_FILE_MAX_LINES },
+      limits: { maxBytes: config.tuning.batchFileMaxBytes, maxLines: config.tuning.batchFileMaxLines },
       requestLimit: limits.requests,
       readLimit: limits.reads,
       log,
@@ -229,22 +231,22 @@ export function createApp(deps: ApiDeps) {
         files,
         catalog: deps.catalog,
         log,
-        windowSeconds: config.BATCH_COMPLETION_WINDOW_SECONDS,
+        windowSeconds: config.tuning.batchCompletionWindowSeconds,
         settings: {
-          maxLineBytes: config.BODY_LIMIT_BYTES,
-          inputImageMaxBytes: config.INPUT_IMAGE_MAX_BYTES,
-          attempts: config.JOB_ATTEMPTS,
-          backoffMs: config.JOB_BACKOFF_MS,
-          keepSeconds: config.JOB_KEEP_SECONDS,
+          maxLineBytes: config.tuning.bodyLimitBytes,
+          inputImageMaxBytes: config.tuning.inputImageMaxBytes,
+          attempts: config.tuning.jobAttempts,
+          backoffMs: config.tuning.jobBackoffMs,
+          keepSeconds: config.tuning.jobKeepSeconds,
         },
       },
-      bodyLimit: config.BODY_LIMIT_BYTES,
+      bodyLimit: config.tuning.bodyLimitBytes,
       publicBase,
       requestLimit: limits.requests,
       readLimit: limits.reads,
     }),
   );
-  app.use(filesRoutes(deps.store, config.FILES_MODE, config.FILE_LINK_TTL_SECONDS));
+  app.use(filesRoutes(deps.store, config.FILES_MODE, config.tuning.fileLinkTtlSeconds));
   // the routes the document lists are the ones a mistyped path is compared with
   app.use(
     noRoute(routesOf(openApi)),

@@ -22,7 +22,12 @@ export interface RunningApi {
 }
 
 /** Wires the front door from its configuration; main.ts and the tests both start it here. */
-export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger): Promise<RunningApi> {
+export async function startApi(
+  config: ApiConfig,
+  catalog: Catalog,
+  log: Logger,
+  options: { consoleDir?: string } = {},
+): Promise<RunningApi> {
   const redis = createRedis(config.REDIS_URL, 'fail-fast', 'api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   await waitForRedis(redis, 30_000);
   const lifecycle = createLifecycle();
@@ -34,12 +39,12 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     redis,
     config.REDIS_URL,
     config.REDIS_PREFIX,
-    { attempts: config.JOB_ATTEMPTS, backoffMs: config.JOB_BACKOFF_MS, keepSeconds: config.JOB_KEEP_SECONDS },
+    { attempts: config.tuning.jobAttempts, backoffMs: config.tuning.jobBackoffMs, keepSeconds: config.tuning.jobKeepSeconds },
     log,
     lifecycle.signal,
     turns,
     (queue, picks) => schedule?.observe(queue, picks),
-    config.WAIT_RECHECK_MS,
+    config.tuning.waitRecheckMs,
   );
   schedule = schedulerMetrics(registry, { images: queues.images.scheduler, speech: queues.speech.scheduler });
   const store = createBlobStore(config);
@@ -54,7 +59,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     log,
   });
   const doors = createDoors(catalog);
-  const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.STATS_FLUSH_MS, trafficGroups(doors.all));
+  const traffic = createTrafficRecorder(redis, config.REDIS_PREFIX, config.tuning.statsFlushMs, trafficGroups(doors.all));
   const app = createApp({
     config,
     catalog,
@@ -70,6 +75,7 @@ export async function startApi(config: ApiConfig, catalog: Catalog, log: Logger)
     registry,
     traffic,
     log,
+    consoleDir: options.consoleDir,
   });
   const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /** 100 units of account currency, in micro-units: a few thousand simulated images. */
 const DEMO_CREDIT = 100_000_000;
 
-/** In the data directory; the api reads it too (DEMO_KEY_FILE), for the console playground. */
+/** In the data directory; the api reads it too (the config file's console.demoKeyFile), for the console playground. */
 export const DEMO_KEY_FILE = 'demo-key.json';
 
 interface DemoKey {

@@ -8,6 +8,7 @@ import { loadEmbeddedConfig } from './config.js';
 import { EMBEDDED_API_DEFAULTS } from './defaults.js';
 import { adminTokenIn, announceRunning, channelSecretIn } from './data-dir.js';
 import { DEMO_KEY_FILE, demoKey } from './demo-key.js';
+import { withConsoleSection } from './relay-config.js';
 import { ensureRedis, ensureStore } from './infrastructure.js';
 import { claimPrefix } from './redis-prefix.js';
 import { surveyRedis } from './redis-survey.js';
@@ -81,8 +82,10 @@ await runMain(async () => {
         HOST: config.HOST,
         PORT: String(config.PORT),
         // the console marks the simulator's channels, and offers the demo key (written below) to a signed-in operator
-        ...(simulated ? { SIMULATOR_URL: simUrl } : {}),
-        DEMO_KEY_FILE: join(dataDir, DEMO_KEY_FILE),
+        RELAY_CONFIG: withConsoleSection(env.RELAY_CONFIG, {
+          ...(simulated ? { simulatorUrl: simUrl } : {}),
+          demoKeyFile: join(dataDir, DEMO_KEY_FILE),
+        }),
       },
       { echo: true },
     );

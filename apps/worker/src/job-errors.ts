@@ -19,7 +19,7 @@ export interface FailureContext {
 
 /**
  * Puts the job off without spending an attempt: every channel that serves it is cooling (429s,
- * open breakers). It waits in BullMQ's delayed set, not in a worker; past UPSTREAM_WAIT_MAX_MS
+ * open breakers). It waits in BullMQ's delayed set, not in a worker; past `tuning.worker.upstreamWaitMaxMs`
  * from its creation it fails with a 503 instead.
  */
 async function putOff(ctx: FailureContext, wantedMs: number, why: string): Promise<Error> {

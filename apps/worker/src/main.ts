@@ -6,7 +6,6 @@ import {
   createRedis,
   decodeFailure,
   isStoreReachable,
-  loadCatalog,
   onShutdown,
   parseUrlPolicy,
   runMain,
@@ -36,7 +35,7 @@ import { preloadSpeechEncoder } from '@relay/audio';
 
 await runMain(async () => {
   const config = loadWorkerConfig();
-  const catalog = loadCatalog();
+  const { catalog } = config;
   const log = createLogger('worker', config.LOG_LEVEL);
   const tracing = startTracing('worker');
   const store = createBlobStore(config);
@@ -51,13 +50,13 @@ await runMain(async () => {
     log.warn({ err: err.message }, 'redis connection error'),
   );
   // its port first: a port taken (another relay's worker on 9464) stops the start before any job is taken
-  const ops = await startOpsServer(config.METRICS_HOST, config.METRICS_PORT, registry, {
+  const ops = await startOpsServer(config.HOST, config.METRICS_PORT, registry, {
     redis: () => redis.ping().then(() => true),
     store: () => isStoreReachable(store),
   });
 
   const storeRetry = (queue: string) => ({
-    deadlineMs: config.STORE_RETRY_MS,
+    deadlineMs: config.tuning.storeRetryMs,
     onRetry: (error: unknown) => {
       metrics.storeRetries.inc({ queue });
       log.warn({ queue, err: (error as Error).message }, 'the store refused a result; trying again');
@@ -65,34 +64,31 @@ await runMain(async () => {
   });
   // the upstreams as channels: the config's own seeded at every start, the admin API's added at run time
   const channelStore = createChannelStore(redis, config.REDIS_PREFIX);
-  await channelStore.seed(configChannels(catalog, config.UPSTREAM_TIMEOUT_MS));
+  await channelStore.seed(configChannels(catalog, config.tuning.upstreamTimeoutMs));
   const channels = await startChannelRegistry({
     store: channelStore,
     catalog,
     sealer: config.CHANNEL_SECRET ? createKeySealer(config.CHANNEL_SECRET) : undefined,
-    timeoutMs: (channel) => channel.timeoutMs ?? config.UPSTREAM_TIMEOUT_MS ?? 180_000,
-    pools: {
-      images: { maxConcurrent: config.IMAGES_MAX_CONCURRENT, maxPerMinute: config.IMAGES_MAX_PER_MINUTE },
-      speech: { maxConcurrent: config.SPEECH_MAX_CONCURRENT, maxPerMinute: config.SPEECH_MAX_PER_MINUTE },
-    },
-    refreshMs: config.CHANNEL_REFRESH_MS,
+    timeoutMs: (channel) => channel.timeoutMs ?? config.tuning.upstreamTimeoutMs ?? 180_000,
+    pools: config.queues,
+    refreshMs: config.tuning.channelRefreshMs,
     observe,
     onLoaded: (version) => metrics.channelsVersion.set(version),
     log,
   });
-  const rateLimit = { defaultMs: config.UPSTREAM_RATE_LIMIT_DELAY_MS, maxMs: config.UPSTREAM_RATE_LIMIT_MAX_DELAY_MS };
+  const rateLimit = { defaultMs: config.tuning.rateLimitDelayMs, maxMs: config.tuning.rateLimitMaxDelayMs };
   const upstream = createUpstreamCalls({
     redis,
     subscriber,
     prefix: config.REDIS_PREFIX,
     registry: channels,
-    leaseMs: config.UPSTREAM_LEASE_MS,
+    leaseMs: config.tuning.upstreamLeaseMs,
     breaker: {
-      windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
-      minCalls: config.CHANNEL_BREAKER_MIN_CALLS,
-      failureShare: config.CHANNEL_BREAKER_FAILURE_SHARE,
-      consecutive: config.CHANNEL_BREAKER_CONSECUTIVE,
-      cooldownMs: config.CHANNEL_COOLDOWN_MS,
+      windowMs: config.tuning.breaker.windowMs,
+      minCalls: config.tuning.breaker.minCalls,
+      failureShare: config.tuning.breaker.failureShare,
+      consecutive: config.tuning.breaker.consecutive,
+      cooldownMs: config.tuning.breaker.cooldownMs,
     },
     rateLimit,
     metrics,
@@ -115,7 +111,7 @@ await runMain(async () => {
   const running = createWorkers(
     {
       images: {
-        concurrency: config.IMAGES_CONCURRENCY,
+        concurrency: config.WORKER_CONCURRENCY,
         process: createImageProcessor({
           catalog,
           life,
@@ -123,8 +119,8 @@ await runMain(async () => {
           upstream,
           store,
           copyLimits: {
-            maxBytes: config.RESULT_MAX_BYTES,
-            timeoutMs: config.RESULT_DOWNLOAD_TIMEOUT_MS,
+            maxBytes: config.tuning.resultMaxBytes,
+            timeoutMs: config.tuning.resultDownloadTimeoutMs,
             retry: storeRetry('images'),
             urls: parseUrlPolicy(config.URL_ALLOWLIST),
           },
@@ -133,7 +129,7 @@ await runMain(async () => {
         }),
       },
       speech: {
-        concurrency: config.SPEECH_CONCURRENCY,
+        concurrency: config.WORKER_CONCURRENCY,
         process: createSpeechProcessor({
           catalog,
           life,
@@ -149,11 +145,11 @@ await runMain(async () => {
     {
       redisUrl: config.REDIS_URL,
       prefix: bullPrefix(config.REDIS_PREFIX),
-      lockMs: config.JOB_LOCK_MS,
-      stalledCheckMs: config.STALLED_CHECK_MS,
-      maxStalledCount: config.MAX_STALLED_COUNT,
+      lockMs: config.tuning.jobLockMs,
+      stalledCheckMs: config.tuning.stalledCheckMs,
+      maxStalledCount: config.tuning.maxStalledCount,
       rateLimit,
-      waitMaxMs: config.UPSTREAM_WAIT_MAX_MS,
+      waitMaxMs: config.tuning.upstreamWaitMaxMs,
       life,
       metrics,
       log,
@@ -168,21 +164,19 @@ await runMain(async () => {
   // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a
   // job leaves the window when its calls are over; copying holds no place); with no cap, what
   // the live workers run
-  const windowSettings: Record<QueueName, [concurrency: number, poolCap: number, explicit: number | undefined]> = {
-    images: [config.IMAGES_CONCURRENCY, config.IMAGES_MAX_CONCURRENT, config.IMAGES_DISPATCH_WINDOW],
-    speech: [config.SPEECH_CONCURRENCY, config.SPEECH_MAX_CONCURRENT, config.SPEECH_DISPATCH_WINDOW],
-  };
-  const windowOf = (queue: QueueName, concurrency: number, poolCap: number, explicit?: number) => {
-    if (explicit) return { concurrency, cap: explicit };
-    const caps = [poolCap, channels.capacity(queue)].filter((cap) => cap > 0);
+  const windowOf = (queue: QueueName) => {
+    const concurrency = config.WORKER_CONCURRENCY;
+    const { maxConcurrent, dispatchWindow } = config.queues[queue];
+    if (dispatchWindow) return { concurrency, cap: dispatchWindow };
+    const caps = [maxConcurrent, channels.capacity(queue)].filter((cap) => cap > 0);
     const upstream = caps.length ? Math.min(...caps) : 0;
     return { concurrency, cap: upstream > 0 ? upstream + Math.max(2, Math.ceil(upstream / 4)) : 0 };
   };
-  const dispatching = startDispatching({ schedulers, windows: (queue) => windowOf(queue, ...windowSettings[queue]), log });
+  const dispatching = startDispatching({ schedulers, windows: windowOf, log });
   const sweeper = startReservationSweeper(
     billing,
     queues,
-    { graceMs: config.RESERVATION_GRACE_MS, everyMs: config.RESERVATION_SWEEP_MS },
+    { graceMs: config.tuning.reservationGraceMs, everyMs: config.tuning.reservationSweepMs },
     log,
     () => metrics.reservationsSwept.inc(),
   );
@@ -190,7 +184,7 @@ await runMain(async () => {
     store,
     redis,
     `${config.REDIS_PREFIX}:retention:lock`,
-    { filesDays: config.RETENTION_DAYS, inputsDays: config.INPUT_RETENTION_DAYS, everyMs: config.RETENTION_SWEEP_MS },
+    { filesDays: config.RETENTION_DAYS, inputsDays: config.tuning.inputRetentionDays, everyMs: config.tuning.retentionSweepMs },
     log,
     (prefix, n) => metrics.retentionDeleted.inc({ prefix }, n),
   );
@@ -200,9 +194,9 @@ await runMain(async () => {
     prefix: bullPrefix(config.REDIS_PREFIX),
     store: createWebhookStore(redis, config.REDIS_PREFIX),
     urls: parseUrlPolicy(config.URL_ALLOWLIST),
-    attempts: config.WEBHOOK_ATTEMPTS,
-    backoffMs: config.WEBHOOK_BACKOFF_MS,
-    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    attempts: config.webhooks.attempts,
+    backoffMs: config.webhooks.backoffMs,
+    timeoutMs: config.tuning.webhookTimeoutMs,
     log,
   });
   const doors = createDoors(catalog);
@@ -216,8 +210,8 @@ await runMain(async () => {
     schedulers,
     life,
     urls: parseUrlPolicy(config.URL_ALLOWLIST),
-    ahead: config.BATCH_FEED_AHEAD,
-    lockMs: config.JOB_LOCK_MS,
+    ahead: config.tuning.batchFeedAhead,
+    lockMs: config.tuning.jobLockMs,
     announce: (batch, event) =>
       webhooks.announce(
         batch.accountId,

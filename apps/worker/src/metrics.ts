@@ -91,7 +91,7 @@ export function createWorkerMetrics(registry: Registry) {
     }),
     retentionDeleted: new Counter({
       name: 'relay_retention_deleted_total',
-      help: 'Stored objects deleted because they passed RETENTION_DAYS (files/) or INPUT_RETENTION_DAYS (inputs/)',
+      help: 'Stored objects deleted because they passed RETENTION_DAYS (files/) or tuning.worker.inputRetentionDays (inputs/)',
       labelNames: ['prefix'],
       registers,
     }),

@@ -38,7 +38,7 @@ export interface WorkerSettings {
   stalledCheckMs: number;
   maxStalledCount: number;
   rateLimit: { defaultMs: number; maxMs: number };
-  /** How long a job may wait in all for a channel (UPSTREAM_WAIT_MAX_MS). */
+  /** How long a job may wait in all for a channel (`tuning.worker.upstreamWaitMaxMs`). */
   waitMaxMs: number;
   /** A job given up on gives its money back and drops its request (@relay/life). */
   life: Pick<JobLife, 'gaveUp' | 'stopping'>;

@@ -27,7 +27,7 @@ export interface BatchContext {
   urls: UrlPolicy;
   /** Lines of one batch fed into the schedule ahead of the workers (in the schedule or running). */
   ahead: number;
-  /** How long a worker's hold on a batch outlives the worker (JOB_LOCK_MS: a dead worker's batch is taken over as soon as its jobs). */
+  /** How long a worker's hold on a batch outlives the worker (`tuning.worker.jobLockMs`: a dead worker's batch is taken over as soon as its jobs). */
   lockMs: number;
   /** Tells the account's webhook endpoints that the batch ended. */
   announce(batch: BatchRecord, event: BatchEvent): Promise<void>;

@@ -44,10 +44,10 @@ export async function recordJobOutcome(ctx: BatchContext, job: MetaJob, end: Job
         : failed(job.id, line.customId, error, endpoint.dialect);
     recorded = await recordLine(ctx, b, line.line, job.id, 'e', output);
   }
-  // Its outcome is in the batch now, and nobody reads a line's job: kept for JOB_KEEP_SECONDS
+  // Its outcome is in the batch now, and nobody reads a line's job: kept for `tuning.api.jobKeepSeconds`
   // like a caller's job, a 50,000-line batch would leave 50,000 finished jobs in Redis for a day.
   await job
     .remove()
-    .catch((err: Error) => ctx.log.warn({ jobId: job.id, err: err.message }, "a batch line's finished job stays until JOB_KEEP_SECONDS"));
+    .catch((err: Error) => ctx.log.warn({ jobId: job.id, err: err.message }, "a batch line's finished job stays until its keep time ends"));
   return recorded;
 }

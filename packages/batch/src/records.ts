@@ -47,10 +47,10 @@ export interface BatchRecord {
 }
 
 export interface BatchSettings {
-  /** The longest line (the api's BODY_LIMIT_BYTES) and the largest inline image (INPUT_IMAGE_MAX_BYTES). */
+  /** The longest line (the api's `tuning.api.bodyLimitBytes`) and the largest inline image (`inputImageMaxBytes`). */
   maxLineBytes: number;
   inputImageMaxBytes: number;
-  /** The line jobs' attempts, first backoff and how long they are kept (JOB_ATTEMPTS, JOB_BACKOFF_MS, JOB_KEEP_SECONDS). */
+  /** The line jobs' attempts, first backoff and how long they are kept (`tuning.api`'s jobAttempts, jobBackoffMs, jobKeepSeconds). */
   attempts: number;
   backoffMs: number;
   keepSeconds: number;

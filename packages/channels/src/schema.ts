@@ -97,7 +97,9 @@ export const channelViewSchema = z
     disabledReason: z.string().nullable(),
     simulated: z
       .boolean()
-      .describe("Its base URL is the upstream simulator's (SIMULATOR_URL): what it answers is made up, not the vendor's"),
+      .describe(
+        "Its base URL is the upstream simulator's (the config file's console.simulatorUrl): what it answers is made up, not the vendor's",
+      ),
     state: z
       .enum(CHANNEL_STATES)
       .describe(

@@ -1,6 +1,7 @@
 export * from './config/env.js';
 export * from './config/common.js';
 export * from './config/catalog.js';
+export * from './config/tuning.js';
 export { GEMINI_VOICES } from './config/catalog-default.js';
 export * from './errors/app-error.js';
 export * from './errors/failure-codec.js';

@@ -25,10 +25,9 @@ test('a malformed sentinel URL is refused with the form, its credentials hidden'
   expect(() => parseSentinelUrl('redis+sentinel://h1:port/relay')).toThrow(/no sentinel URL/);
 });
 
-test("ioredis is given the sentinels, the servers' credentials and TLS, and the sentinels' own from their variables", () => {
+test("ioredis is given the sentinels, the servers' credentials, TLS to both by the scheme, and the sentinels' credentials from their variables", () => {
   const options = redisConnectionOptions('rediss+sentinel://:pw@h1:1,h2:2/relay/1', 'patient', {
     REDIS_SENTINEL_PASSWORD: 'sentinel-pw',
-    REDIS_SENTINEL_TLS: 'true',
   });
   expect(options).toMatchObject({
     sentinels: [

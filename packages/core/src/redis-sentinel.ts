@@ -17,8 +17,8 @@ export interface SentinelUrl {
   pathname: string;
 }
 
-/** The sentinels' own credentials and TLS (REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD, REDIS_SENTINEL_TLS). */
-export type SentinelEnv = Partial<Record<'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_SENTINEL_TLS', string>>;
+/** The sentinels' own credentials (REDIS_SENTINEL_USERNAME, REDIS_SENTINEL_PASSWORD). */
+export type SentinelEnv = Partial<Record<'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD', string>>;
 
 const SENTINEL_URL = /^(rediss?)\+sentinel:\/\/(?:([^:@/]*)(?::([^@/]*))?@)?([^/@]+)\/([^/?#]+)(?:\/(\d+))?\/?$/;
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[^:,[\]]+)(?::(\d{1,5}))?$/;
@@ -44,8 +44,6 @@ export function parseSentinelUrl(url: string): SentinelUrl | undefined {
   };
 }
 
-const truthy = (value: string | undefined) => ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase());
-
 /** ioredis' sentinel options: the sentinels, the master's name, the sentinels' credentials, and following a failover at once. */
 export function sentinelOptions(url: SentinelUrl, env: SentinelEnv): SentinelConnectionOptions {
   return {
@@ -54,9 +52,9 @@ export function sentinelOptions(url: SentinelUrl, env: SentinelEnv): SentinelCon
     role: 'master',
     ...(env.REDIS_SENTINEL_USERNAME ? { sentinelUsername: env.REDIS_SENTINEL_USERNAME } : {}),
     ...(env.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: env.REDIS_SENTINEL_PASSWORD } : {}),
-    // rediss+sentinel: the servers the sentinels name are spoken to over TLS (ioredis wants both options)
-    ...(url.protocol === 'rediss:' ? { enableTLSForSentinelMode: true, tls: {} } : {}),
-    ...(truthy(env.REDIS_SENTINEL_TLS) ? { sentinelTLS: {} } : {}),
+    // rediss+sentinel: the sentinels and the servers they name are spoken to over TLS (ioredis wants
+    // all three options); a Redis deployment that turns TLS on does so for its sentinels too
+    ...(url.protocol === 'rediss:' ? { enableTLSForSentinelMode: true, tls: {}, sentinelTLS: {} } : {}),
     sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
   };
 }

@@ -16,7 +16,7 @@ export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
 export const QUEUE_STREAMS: QueueOptions['streams'] = { events: { maxLen: 0 } };
 
 /** Queue names, by name: one per capability (doors/capabilities.ts). */
-export const QUEUES: { readonly [Q in QueueName]: Q } = { images: CAPABILITIES.images.id, speech: CAPABILITIES.speech.id };
+export const QUEUES = Object.fromEntries(Object.values(CAPABILITIES).map((c) => [c.id, c.id])) as { readonly [Q in QueueName]: Q };
 export type { QueueName };
 
 /** The typed registry producer and consumer share: what goes in, what comes out. */

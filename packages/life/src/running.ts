@@ -93,7 +93,7 @@ export function createRunning(deps: LifeDeps) {
 
     /**
      * A job failed for good: its money back. It keeps its payload (the same shape all its life,
-     * as a finished job does) for JOB_KEEP_SECONDS, so its error can be fetched.
+     * as a finished job does) for `tuning.api.jobKeepSeconds`, so its error can be fetched.
      */
     async gaveUp(job: MetaJob) {
       await deps.billing.release(job.id!);

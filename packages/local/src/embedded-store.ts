@@ -73,7 +73,7 @@ const decodedKey = (path: string) => {
 
 /**
  * AbortMultipartUpload (`DELETE /bucket/key?uploadId=`), which s3rver answers 405: an upload
- * that failed mid-way (a result over RESULT_MAX_BYTES, a link that dropped) then left its parts
+ * that failed mid-way (a result over the worker's `resultMaxBytes`, a link that dropped) then left its parts
  * on disk for good, and the SDK's failed abort hid why the upload had failed, so a final error
  * was retried as a store outage. Answers as S3 does: 204 once the parts are gone, 404
  * NoSuchUpload for an upload it does not hold under that key. Runs after the signature check.

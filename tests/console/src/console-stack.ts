@@ -27,8 +27,9 @@ export async function startConsoleStack() {
   // eight image jobs at once: a cancelled batch then has lines that never started. The breaker
   // window is an hour, not 10 s, so the channel page still counts the calls made here on a slow machine
   const stack = await startStack({
-    api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '200' },
-    worker: { IMAGES_CONCURRENCY: '8', CHANNEL_BREAKER_WINDOW_MS: '3600000' },
+    consoleDir,
+    worker: { WORKER_CONCURRENCY: '8' },
+    tuning: { api: { statsFlushMs: 200 }, worker: { breaker: { windowMs: 3_600_000 } } },
   });
   try {
     return await withTraffic(stack, consoleDir);

@@ -273,11 +273,7 @@ test('on a phone the pages fit the screen and the navigation is reachable by key
 });
 
 test('a relay without ADMIN_TOKEN says so instead of asking for one', async () => {
-  const bare = await startApi(
-    loadApiConfig({ ...stack.env, PORT: '0', CONSOLE_DIR: consoleDir }),
-    loadCatalog({}),
-    createLogger('api', 'silent'),
-  );
+  const bare = await startApi(loadApiConfig({ ...stack.env, PORT: '0' }), loadCatalog({}), createLogger('api', 'silent'), { consoleDir });
   const { context, page: other } = await browser.context();
   await other.goto(`${bare.url}/console/accounts`);
   await other.getByRole('heading', { name: 'The admin API is off' }).waitFor();

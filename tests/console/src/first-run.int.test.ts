@@ -19,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), 'relay-first-run-'));
 const consoleDir = join(dir, 'console');
 const demoKeyFile = join(dir, 'demo-key.json');
 await buildConsole({ outdir: consoleDir });
-const stack = await startStack({ api: { CONSOLE_DIR: consoleDir, DEMO_KEY_FILE: demoKeyFile } });
+const stack = await startStack({ consoleDir, demoKeyFile });
 // as npm start does: the demo key is made through the admin API once the api answers, then written
 const demo = await stack.newKey();
 writeFileSync(demoKeyFile, JSON.stringify({ accountId: demo.accountId, keyId: demo.keyId, key: demo.key }));

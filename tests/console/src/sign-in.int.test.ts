@@ -13,7 +13,7 @@ import { openBrowser } from './browser.js';
  */
 const consoleDir = mkdtempSync(join(tmpdir(), 'relay-sign-in-'));
 await buildConsole({ outdir: consoleDir });
-const stack = await startStack({ api: { CONSOLE_DIR: consoleDir } });
+const stack = await startStack({ consoleDir });
 const browser = await openBrowser();
 
 afterEach((context: TestContext) => {

@@ -5,7 +5,7 @@ import { postJson, startStack, type Stack } from './stack.js';
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ api: { MAX_WAIT_MS: '3000' } });
+  stack = await startStack({ tuning: { api: { maxWaitMs: 3_000 } } });
   ({ key } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());
@@ -59,7 +59,7 @@ describe('Prefer', () => {
     expect((await fetch(body.data[0]!.url)).status).toBe(200);
   });
 
-  test('respond-async answers at once; the wait is capped by MAX_WAIT_MS', async () => {
+  test('respond-async answers at once; the wait is capped by maxWaitMs', async () => {
     const res = await postJson(`${stack.url}/v1/images/generations`, IMAGE, key, { Prefer: 'respond-async' });
     expect(res.status).toBe(202);
     await res.arrayBuffer();

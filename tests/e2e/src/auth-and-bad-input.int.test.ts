@@ -11,7 +11,7 @@ let stack: Stack;
 let key: string;
 let keyId: string;
 beforeAll(async () => {
-  stack = await startStack({ api: { BODY_LIMIT_BYTES: String(1024 * 1024) } });
+  stack = await startStack({ tuning: { api: { bodyLimitBytes: 1024 * 1024 } } });
   ({ key, keyId } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());

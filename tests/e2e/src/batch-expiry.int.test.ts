@@ -7,7 +7,7 @@ import { startStack, type Stack } from './stack.js';
 let stack: Stack;
 beforeAll(async () => {
   // four jobs at once: most lines are still waiting their turn when the window closes
-  stack = await startStack({ api: { BATCH_COMPLETION_WINDOW_SECONDS: '2' }, worker: { IMAGES_CONCURRENCY: '4' } });
+  stack = await startStack({ tuning: { api: { batchCompletionWindowSeconds: 2 } }, worker: { WORKER_CONCURRENCY: '4' } });
 }, 60_000);
 afterAll(() => stack?.close());
 

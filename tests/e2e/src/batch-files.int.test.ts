@@ -12,7 +12,7 @@ const MAX_LINES = 50;
 const MAX_BYTES = 64 * 1024;
 
 beforeAll(async () => {
-  stack = await startStack({ api: { BATCH_FILE_MAX_LINES: String(MAX_LINES), BATCH_FILE_MAX_BYTES: String(MAX_BYTES) } });
+  stack = await startStack({ tuning: { api: { batchFileMaxLines: MAX_LINES, batchFileMaxBytes: MAX_BYTES } } });
   client = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: (await stack.newKey()).key, maxRetries: 0 });
   other = new OpenAI({ baseURL: `${stack.url}/v1`, apiKey: (await stack.newKey()).key, maxRetries: 0 });
 }, 60_000);

@@ -21,7 +21,7 @@ let api: AppProcess;
 beforeAll(async () => {
   await promisify(execFile)(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot });
   stack = await startStack({ bundle: true });
-  api = await stack.spawn('api', { RATE_LIMIT_PER_MINUTE: '100' });
+  api = await stack.spawn('api', stack.tunedWith({ api: { rateLimitPerMinute: 100 } }));
 }, 120_000);
 afterAll(() => stack?.close());
 

@@ -17,14 +17,8 @@ beforeAll(async () => {
   stack = await startStack({
     // the simulators' result links are on loopback: the URL policy must let the worker fetch them
     allow: [new URL(a.url).host, new URL(b.url).host],
-    worker: {
-      IMAGES_CONCURRENCY: '16',
-      SPEECH_CONCURRENCY: '16',
-      CHANNEL_REFRESH_MS: '200',
-      CHANNEL_BREAKER_MIN_CALLS: '4',
-      CHANNEL_BREAKER_WINDOW_MS: '10000',
-      CHANNEL_COOLDOWN_MS: String(COOLDOWN_MS),
-    },
+    worker: { WORKER_CONCURRENCY: '16' },
+    tuning: { worker: { channelRefreshMs: 200, breaker: { minCalls: 4, windowMs: 10_000, cooldownMs: COOLDOWN_MS } } },
   });
   ({ key, accountId } = await stack.newKey());
   await admin(stack, 'PATCH', '/channels/ark', { disabled: true });

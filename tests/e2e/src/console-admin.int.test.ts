@@ -19,8 +19,9 @@ beforeAll(async () => {
   writeFileSync(join(consoleDir, 'assets/app-ABC.js'), 'console.log("hi")');
   // one upstream image call at a time: a held call keeps the next job waiting in the schedule
   stack = await startStack({
-    api: { CONSOLE_DIR: consoleDir, STATS_FLUSH_MS: '100' },
-    worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1' },
+    consoleDir,
+    tuning: { api: { statsFlushMs: 100 } },
+    queues: { images: { maxConcurrent: 1, dispatchWindow: 1 } },
   });
 }, 60_000);
 afterAll(async () => {
@@ -124,7 +125,7 @@ test('usage: daily aggregates per account and relay, the ledger by key, keys las
   }
   expect(keys.body.keys.map((k) => k.id)).toContain(keyId);
 
-  // every api process adds up its minute in memory and flushes it (STATS_FLUSH_MS): wait for the flush
+  // every api process adds up its minute in memory and flushes it (statsFlushMs): wait for the flush
   type Traffic = {
     minutes: Array<{ requests: number; clientErrors: number; serverErrors: number; avgMs: number; p95Ms: number }>;
     byGroup: Array<{ group: string; requests: number; errors: number }>;

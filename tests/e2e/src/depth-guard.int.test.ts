@@ -5,7 +5,7 @@ import { postJson, startStack, type Stack } from './stack.js';
 let stack: Stack;
 beforeAll(async () => {
   // one call at a time, 200 ms each: about five jobs a second
-  stack = await startStack({ simulator: { SIM_LATENCY_MS: '200' }, worker: { IMAGES_MAX_CONCURRENT: '1' } });
+  stack = await startStack({ simulator: { SIM_LATENCY_MS: '200' }, queues: { images: { maxConcurrent: 1 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

@@ -14,7 +14,8 @@ const LATENCY_MS = 200;
 beforeAll(async () => {
   stack = await startStack({
     simulator: { SIM_LATENCY_MS: String(LATENCY_MS) },
-    worker: { IMAGES_MAX_CONCURRENT: String(SLOTS), IMAGES_CONCURRENCY: '16' },
+    queues: { images: { maxConcurrent: SLOTS } },
+    worker: { WORKER_CONCURRENCY: '16' },
   });
 }, 60_000);
 afterAll(async () => stack?.close());

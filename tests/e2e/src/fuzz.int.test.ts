@@ -13,7 +13,7 @@ let stack: Stack;
 let funded: string;
 let broke: string;
 beforeAll(async () => {
-  stack = await startStack({ api: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+  stack = await startStack({ tuning: { api: { rateLimitPerMinute: 1_000_000 } } });
   [funded, broke] = await Promise.all([stack.newKey().then((k) => k.key), stack.newKey({ balance: 0 }).then((k) => k.key)]);
 }, 60_000);
 afterAll(async () => stack?.close());

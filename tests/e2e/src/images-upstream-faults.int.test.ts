@@ -10,7 +10,7 @@ let stack: Stack;
 let key: string;
 beforeAll(async () => {
   // links die after 2 s here, to show the relay's copies outlive them
-  stack = await startStack({ simulator: { SIM_URL_TTL_SECONDS: '2' }, api: { JOB_ATTEMPTS: '4' } });
+  stack = await startStack({ simulator: { SIM_URL_TTL_SECONDS: '2' }, tuning: { api: { jobAttempts: 4 } } });
   ({ key } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());
@@ -49,7 +49,7 @@ test('429 twice, then success: the queue waits it out, no 429 reaches the client
   const res = await generate();
   expect(res.status).toBe(200);
   expect((await simStats()).statuses).toMatchObject({ 429: 2, 200: 1 });
-  // Ark sends no Retry-After: each 429 pauses the channel for UPSTREAM_RATE_LIMIT_DELAY_MS (200
+  // Ark sends no Retry-After: each 429 pauses the channel for the stack's rateLimitDelayMs (200
   // here), which the upstream's own log shows between the end of one call and the next
   const calls = await stack.simCalls();
   expect(calls.map((c) => c.status)).toEqual([429, 429, 200]);

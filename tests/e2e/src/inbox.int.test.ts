@@ -7,7 +7,7 @@ let stack: Stack;
 let others: AppProcess[];
 beforeAll(async () => {
   // this process's api looks at a waited job's state itself every 300 ms (a lost notice's fallback)
-  stack = await startStack({ api: { WAIT_RECHECK_MS: '300' } });
+  stack = await startStack({ tuning: { api: { waitRecheckMs: 300 } } });
   others = await Promise.all([stack.spawn('api'), stack.spawn('api')]);
 }, 90_000);
 afterAll(async () => {
@@ -81,7 +81,7 @@ test("a notice lost between a job's end and its telling (a worker dying there) c
     await redis.del(inbox!);
     expect(await stack.release()).toBe(1);
     const res = await answer;
-    // answered with the image by looking at the job (WAIT_RECHECK_MS)
+    // answered with the image by looking at the job (waitRecheckMs)
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: Array<{ size: string }> }).data[0]!.size).toBe('2048x2048');
     expect(await redis.exists(inbox!)).toBe(0);

@@ -11,12 +11,8 @@ let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
     // a 429 puts its job off for ten minutes: a stopped job ends when it is stopped, never by the wait running out
-    worker: {
-      IMAGES_MAX_CONCURRENT: '1',
-      IMAGES_DISPATCH_WINDOW: '1',
-      UPSTREAM_RATE_LIMIT_DELAY_MS: '600000',
-      UPSTREAM_RATE_LIMIT_MAX_DELAY_MS: '600000',
-    },
+    queues: { images: { maxConcurrent: 1, dispatchWindow: 1 } },
+    tuning: { worker: { rateLimitDelayMs: 600_000, rateLimitMaxDelayMs: 600_000 } },
   });
 }, 60_000);
 afterAll(() => stack?.close());

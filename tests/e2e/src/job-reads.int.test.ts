@@ -5,7 +5,7 @@ import { postJson, startStack, type Stack } from './stack.js';
 /** GET /v1/jobs/{id} is polled: it has a rate-limit bucket of its own and never rebuilds a finished answer. */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ ownS3: true, api: { RATE_LIMIT_PER_MINUTE: '600', JOB_READ_RATE_MULTIPLIER: '10' } });
+  stack = await startStack({ ownS3: true, tuning: { api: { rateLimitPerMinute: 600, jobReadRateMultiplier: 10 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

@@ -28,7 +28,6 @@ beforeAll(async () => {
     // on this machine, not the pod's every address; any free port
     HOST: '127.0.0.1',
     PORT: '0',
-    METRICS_HOST: '127.0.0.1',
     METRICS_PORT: '0',
   };
   await Promise.all(

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadApiConfig } from '@relay/api';
-import { loadCatalog } from '@relay/core';
 import { repoRoot } from '@relay/testkit';
 import { loadWorkerConfig } from '@relay/worker';
 import { render } from './kubernetes/render.js';
@@ -45,8 +44,7 @@ describe.each(['base', 'overlays/example'])('deploy/kubernetes/%s', (target) => 
   const api = container(rendered, 'relay-api');
   const worker = container(rendered, 'relay-worker');
   const apiConfig = loadApiConfig(envOf(rendered, api, ownSecrets));
-  const workerEnv = envOf(rendered, worker, ownSecrets);
-  const workerConfig = loadWorkerConfig(workerEnv);
+  const workerConfig = loadWorkerConfig(envOf(rendered, worker, ownSecrets));
   const pod = (name: string) => rendered.one('Deployment', name).spec!.template.spec!;
   const preStopMs = (c: typeof api) => (c.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
 
@@ -57,13 +55,13 @@ describe.each(['base', 'overlays/example'])('deploy/kubernetes/%s', (target) => 
   });
 
   test("the worker's SHUTDOWN_GRACE_MS holds the longest upstream call and its result's download, and its pod outlives that", () => {
-    // UPSTREAM_TIMEOUT_MS overrides every upstream's own timeout (apps/worker/src/channels/config-channels.ts)
-    const calls = Object.values(loadCatalog(workerEnv).upstreams).map((u) => workerConfig.UPSTREAM_TIMEOUT_MS ?? u.timeoutMs);
+    // tuning.worker.upstreamTimeoutMs overrides every upstream's own timeout (apps/worker/src/channels/config-channels.ts)
+    const calls = Object.values(workerConfig.catalog.upstreams).map((u) => workerConfig.tuning.upstreamTimeoutMs ?? u.timeoutMs);
     const longestCallMs = Math.max(...calls);
-    expect(workerConfig.SHUTDOWN_GRACE_MS).toBeGreaterThanOrEqual(longestCallMs + workerConfig.RESULT_DOWNLOAD_TIMEOUT_MS);
+    expect(workerConfig.SHUTDOWN_GRACE_MS).toBeGreaterThanOrEqual(longestCallMs + workerConfig.tuning.resultDownloadTimeoutMs);
     // at SIGTERM the worker first lets its webhook deliveries end, then waits SHUTDOWN_GRACE_MS for its jobs
     const graceMs = (pod('relay-worker').terminationGracePeriodSeconds ?? 30) * 1000;
-    expect(graceMs).toBeGreaterThan(preStopMs(worker) + workerConfig.WEBHOOK_TIMEOUT_MS + workerConfig.SHUTDOWN_GRACE_MS);
+    expect(graceMs).toBeGreaterThan(preStopMs(worker) + workerConfig.tuning.webhookTimeoutMs + workerConfig.SHUTDOWN_GRACE_MS);
   });
 
   test("KEDA asks Prometheus for this install's api metrics, with thresholds a worker's concurrency absorbs", () => {
@@ -96,7 +94,7 @@ describe.each(['base', 'overlays/example'])('deploy/kubernetes/%s', (target) => 
       // one worker more takes at least a threshold's worth of jobs
       const threshold = Number(metadata.threshold);
       expect(threshold).toBeGreaterThan(0);
-      expect(threshold).toBeLessThanOrEqual(Math.min(workerConfig.IMAGES_CONCURRENCY, workerConfig.SPEECH_CONCURRENCY));
+      expect(threshold).toBeLessThanOrEqual(workerConfig.WORKER_CONCURRENCY);
     }
     const fallback = scaled.spec.fallback;
     expect(fallback?.replicas).toBeGreaterThanOrEqual(scaled.spec.minReplicaCount!);

@@ -102,7 +102,7 @@ describe.each(TARGETS)('deploy/kubernetes/%s', (target) => {
     expect(apiConfig.HOST).toBe('0.0.0.0');
     expect(apiConfig.PORT).toBe(portNumber(api, 'http'));
     const workerConfig = loadWorkerConfig(envOf(rendered, worker, ownSecrets));
-    expect(workerConfig.METRICS_HOST).toBe('0.0.0.0');
+    expect(workerConfig.HOST).toBe('0.0.0.0');
     expect(workerConfig.METRICS_PORT).toBe(portNumber(worker, 'ops'));
     for (const config of [apiConfig, workerConfig]) expect(new URL(config.REDIS_URL).hostname).not.toMatch(/^(127\.|localhost$)/);
     // the same settings on a Redis Cluster: the prefix carries its hash tag

@@ -6,7 +6,7 @@ import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ api: { JOB_ATTEMPTS: '3' } });
+  stack = await startStack({ tuning: { api: { jobAttempts: 3 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

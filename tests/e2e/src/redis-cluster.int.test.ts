@@ -19,7 +19,7 @@ const SPEECH = {
 describe('on Redis Cluster', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({ cluster: true, worker: { IMAGES_MAX_CONCURRENT: '2' }, simulator: { SIM_LATENCY_MS: '100' } });
+    stack = await startStack({ cluster: true, queues: { images: { maxConcurrent: 2 } }, simulator: { SIM_LATENCY_MS: '100' } });
   }, 120_000);
   afterAll(() => stack?.close());
 

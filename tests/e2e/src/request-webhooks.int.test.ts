@@ -31,7 +31,8 @@ beforeAll(async () => {
   hooks = `http://127.0.0.1:${port}`;
   stack = await startStack({
     allow: [`127.0.0.1:${port}`],
-    worker: { IMAGES_MAX_CONCURRENT: '1', IMAGES_DISPATCH_WINDOW: '1', WEBHOOK_BACKOFF_MS: '50' },
+    queues: { images: { maxConcurrent: 1, dispatchWindow: 1 } },
+    tuning: { webhooks: { backoffMs: 50 } },
   });
 }, 60_000);
 afterAll(async () => {

@@ -83,7 +83,8 @@ let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
     allow: [new URL(origin).host],
-    worker: { ARK_BASE_URL: `${origin}/api/v3`, RESULT_MAX_BYTES: String(6 * MiB) },
+    worker: { ARK_BASE_URL: `${origin}/api/v3` },
+    tuning: { worker: { resultMaxBytes: 6 * MiB } },
     api: { FILES_MODE: 'proxy' },
   });
 }, 60_000);
@@ -175,7 +176,7 @@ describe('a result that is no image', () => {
   });
 });
 
-test('no Content-Length, over RESULT_MAX_BYTES: 502 after one download, not retried, nothing charged, no upload part left', async () => {
+test('no Content-Length, over resultMaxBytes: 502 after one download, not retried, nothing charged, no upload part left', async () => {
   const { res, body, charged } = await generate([{ link: '/endless.png' }]);
   expect(res.status).toBe(502);
   expect(res.headers.get('x-should-retry')).toBe('false');

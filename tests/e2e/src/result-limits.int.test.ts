@@ -4,12 +4,12 @@ import { postJson, startStack, type Stack } from './stack.js';
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ worker: { RESULT_MAX_BYTES: '20000' } });
+  stack = await startStack({ tuning: { worker: { resultMaxBytes: 20_000 } } });
   ({ key } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());
 
-test('a result over RESULT_MAX_BYTES fails at once with 502, without retrying the paid generation', async () => {
+test('a result over resultMaxBytes fails at once with 502, without retrying the paid generation', async () => {
   const res = await postJson(`${stack.url}/v1/images/generations`, { model: 'vendor-gen-4-0-250828', prompt: 'a map' }, key);
   expect(res.status).toBe(502);
   expect(res.headers.get('x-should-retry')).toBe('false');

@@ -11,7 +11,7 @@ const catalog = { ...builtIn, speechModels: { 'vendor-2.5-flash-preview-tts': { 
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ api: { JOB_ATTEMPTS: '3' }, catalog });
+  stack = await startStack({ tuning: { api: { jobAttempts: 3 } }, catalog });
   ({ key } = await stack.newKey());
 }, 60_000);
 afterAll(async () => stack?.close());

@@ -1,3 +1,4 @@
+import type { CatalogInput, TuningInput } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import type { RunningApi } from '@relay/api';
 import type { FaultInput, RunningSimulator, SimCall } from '@relay/simulator';
@@ -22,6 +23,14 @@ export interface StackOptions {
   allow?: string[];
   /** A catalog of the stack's own (RELAY_CONFIG, inline) for the api and the worker; the built-in one otherwise. */
   catalog?: unknown;
+  /** The config file's limits per capability (`queues`), for the api and the worker. */
+  queues?: CatalogInput['queues'];
+  /** The config file's knobs (`tuning`), over the stack's own short ones, for the api and the worker. */
+  tuning?: TuningInput;
+  /** The built console the stack's api serves (the default looks beside the bundle and in apps/console/dist). */
+  consoleDir?: string;
+  /** A demo-key.json the console offers a signed-in operator, as npm start's. */
+  demoKeyFile?: string;
   /** The worker, and the apps `spawn` starts, run from the bundles in dist/ (npm run build), as the Docker image runs them. */
   bundle?: boolean;
 }
@@ -64,6 +73,8 @@ export interface Stack {
   resetBreakers(): Promise<void>;
   /** Keys under the stack's prefix and the bytes Redis holds for them (MEMORY USAGE), per-minute traffic counters aside. */
   redisFootprint(): Promise<{ keys: number; bytes: number }>;
+  /** The env that gives a spawned process the stack's config file with `tuning` over the stack's own. */
+  tunedWith(tuning: TuningInput): Env;
   /** Another worker or api process on the same Redis and store; stopped with the stack. */
   spawn(app: 'worker' | 'api', env?: Env): Promise<AppProcess>;
   close(): Promise<void>;

@@ -15,6 +15,7 @@ import {
   type AppProcess,
 } from '@relay/testkit';
 import type { Env, Stack, StackOptions } from './stack-types.js';
+import { relayConfig } from './stack-config.js';
 
 export type { Env, Stack, StackOptions } from './stack-types.js';
 
@@ -65,11 +66,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     GEMINI_API_KEY: 'sim-key',
     // the simulator is on loopback: the URL policy must let the relay reach it, and only it
     URL_ALLOWLIST: [new URL(sim.url).host, ...(options.allow ?? [])].join(','),
-    UPSTREAM_RATE_LIMIT_DELAY_MS: '200',
     METRICS_PORT: '0',
-    JOB_BACKOFF_MS: '50',
     CHANNEL_SECRET: 'test channel secret',
-    ...(options.catalog === undefined ? {} : { RELAY_CONFIG: JSON.stringify(options.catalog) }),
+    RELAY_CONFIG: relayConfig(options, sim.url),
   };
   const worker = await spawnApp('worker', { ...env, ...options.worker }, { bundle: options.bundle });
   const log = createLogger('api', process.env.RELAY_TEST_LOGS === '1' ? 'info' : 'silent');
@@ -79,12 +78,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       PORT: '0',
       ADMIN_TOKEN: adminToken,
       WAIT_TIMEOUT_MS: '20000',
-      RATE_LIMIT_PER_MINUTE: '0',
-      SIMULATOR_URL: sim.url,
       ...options.api,
     }),
     loadCatalog({ RELAY_CONFIG: env.RELAY_CONFIG }),
     log,
+    { consoleDir: options.consoleDir },
   );
   const admin = (method: string, path: string, body?: unknown) =>
     fetch(`${api.url}/admin${path}`, {
@@ -172,6 +170,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         client.disconnect();
       }
     },
+    tunedWith: (tuning) => ({ RELAY_CONFIG: relayConfig(options, sim.url, tuning) }),
     async spawn(app, more = {}) {
       const child = await spawnApp(
         app,

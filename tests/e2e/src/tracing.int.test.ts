@@ -53,8 +53,8 @@ beforeAll(async () => {
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '50' };
   tracing = startTracing('api', otel);
   // short locks: a dead worker's job is taken over in seconds
-  workerEnv = { ...otel, JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500' };
-  stack = await startStack({ worker: workerEnv });
+  workerEnv = otel;
+  stack = await startStack({ worker: workerEnv, tuning: { worker: { jobLockMs: 1_500, stalledCheckMs: 500 } } });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();

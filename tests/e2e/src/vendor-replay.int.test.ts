@@ -27,7 +27,7 @@ beforeAll(async () => {
     GEMINI_BASE_URL: replay.url,
     GEMINI_API_KEY: 'replay-key',
     URL_ALLOWLIST: replay.host,
-    JOB_BACKOFF_MS: '50',
+    RELAY_CONFIG: JSON.stringify({ tuning: { api: { jobBackoffMs: 50 } } }),
   });
   await waitFor(() => run.output().includes('admin token:') || run.child.exitCode !== null, 90_000, 'the banner');
   expect(run.child.exitCode, run.output()).toBeNull();

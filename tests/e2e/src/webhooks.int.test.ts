@@ -29,7 +29,7 @@ let stack: Stack;
 beforeAll(async () => {
   port = await freePort();
   await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
-  stack = await startStack({ allow: [`127.0.0.1:${port}`], worker: { WEBHOOK_BACKOFF_MS: '50' } });
+  stack = await startStack({ allow: [`127.0.0.1:${port}`], tuning: { webhooks: { backoffMs: 50 } } });
 }, 60_000);
 afterAll(async () => {
   await stack?.close();

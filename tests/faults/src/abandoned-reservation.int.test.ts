@@ -13,7 +13,7 @@ import { IMAGE, generate, settlementsPerJob, untilSimHolding, workerCounter } fr
  */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ worker: { RESERVATION_GRACE_MS: '1500', RESERVATION_SWEEP_MS: '200' } });
+  stack = await startStack({ tuning: { worker: { reservationGraceMs: 1_500, reservationSweepMs: 200 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

@@ -6,9 +6,9 @@ import { settlementsPerJob, untilSimHolding, workerCounter } from './helpers.js'
 
 let stack: Stack;
 // short locks: a dead worker's jobs (and its hold on the batch) are taken over in seconds
-const locks = { JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500', BATCH_FEED_AHEAD: '8' };
+const tuning = { worker: { jobLockMs: 1_500, stalledCheckMs: 500, batchFeedAhead: 8 } };
 beforeAll(async () => {
-  stack = await startStack({ ownRedis: true, ownS3: true, worker: locks });
+  stack = await startStack({ ownRedis: true, ownS3: true, tuning });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -35,7 +35,7 @@ test('a batch through api and worker SIGKILLs, a Redis restart and a store outag
   await untilSimHolding(stack, 3);
 
   await api.stop('SIGKILL');
-  const second = await stack.spawn('worker', locks);
+  const second = await stack.spawn('worker');
   await stack.worker.stop('SIGKILL');
   stack.worker = second;
   await stack.redis.stop();

@@ -13,11 +13,12 @@ const pacedMs = CALLS * intervalMs;
 const stallMs = 300 * intervalMs;
 /** The test's own bound: the relay at half the pace (a CPU hog beside it), plus a minute to send the burst and read the answers. */
 const timeoutMs = 2 * pacedMs + 60_000;
-const limits = { IMAGES_MAX_CONCURRENT: '10', IMAGES_MAX_PER_MINUTE: String(PER_MINUTE), IMAGES_CONCURRENCY: '16' };
+const queues = { images: { maxConcurrent: 10, maxPerMinute: PER_MINUTE } };
+const worker = { WORKER_CONCURRENCY: '16' };
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ simulator: { SIM_MAX_CONCURRENT: '10', SIM_MAX_IPM: String(PER_MINUTE) }, worker: limits });
-  await stack.spawn('worker', limits);
+  stack = await startStack({ simulator: { SIM_MAX_CONCURRENT: '10', SIM_MAX_IPM: String(PER_MINUTE) }, queues, worker });
+  await stack.spawn('worker', worker);
 }, 60_000);
 afterAll(async () => stack?.close());
 

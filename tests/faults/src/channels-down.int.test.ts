@@ -7,19 +7,19 @@ import { finalAnswer, generate, settlementsPerJob, workerCounter } from './helpe
 let stack: Stack;
 let a: SimProcess;
 let b: SimProcess;
-const worker = {
-  CHANNEL_REFRESH_MS: '200',
-  CHANNEL_BREAKER_MIN_CALLS: '4',
-  CHANNEL_BREAKER_WINDOW_MS: '10000',
-  CHANNEL_COOLDOWN_MS: '1000',
-  // a dead worker's lease and job are taken over in seconds
-  UPSTREAM_LEASE_MS: '1500',
-  JOB_LOCK_MS: '1500',
-  STALLED_CHECK_MS: '500',
+const tuning = {
+  worker: {
+    channelRefreshMs: 200,
+    breaker: { minCalls: 4, windowMs: 10_000, cooldownMs: 1_000 },
+    // a dead worker's lease and job are taken over in seconds
+    upstreamLeaseMs: 1_500,
+    jobLockMs: 1_500,
+    stalledCheckMs: 500,
+  },
 };
 beforeAll(async () => {
   [a, b] = await Promise.all([startSimProcess(), startSimProcess()]);
-  stack = await startStack({ allow: [new URL(a.url).host, new URL(b.url).host], worker });
+  stack = await startStack({ allow: [new URL(a.url).host, new URL(b.url).host], tuning });
   await admin(stack, 'PATCH', '/channels/ark', { disabled: true });
 }, 120_000);
 afterAll(async () => {
@@ -72,7 +72,7 @@ test('a worker SIGKILLed while it holds a lease of a one-call channel: the lease
   const first = await generate(stack, key, undefined, { prefer: 'respond-async' });
   const { id } = (await first.json()) as { id: string };
   await waitFor(async () => (await a.stats()).holding === 1, 15_000, 'the call held at the upstream');
-  const second = await stack.spawn('worker', worker);
+  const second = await stack.spawn('worker');
   await stack.worker.stop('SIGKILL');
   stack.worker = second;
   await fetch(`${a.url}/_sim/release`, { method: 'POST' }); // its caller is gone anyway

@@ -6,7 +6,7 @@ import { IMAGE, generate, settlementsPerJob, untilSimHolding, waitingRequests } 
 let stack: Stack;
 beforeAll(async () => {
   // one upstream call at a time, so a second job has to wait its turn
-  stack = await startStack({ worker: { IMAGES_MAX_CONCURRENT: '1' } });
+  stack = await startStack({ queues: { images: { maxConcurrent: 1 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

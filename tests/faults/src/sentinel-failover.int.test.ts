@@ -18,9 +18,9 @@ import { IMAGE, finalAnswer, generate, settlementsPerJob, untilSimHolding } from
  */
 let stack: Stack;
 // short locks: a job whose worker lost its lock in the failover is taken over in seconds
-const locks = { JOB_LOCK_MS: '3000', STALLED_CHECK_MS: '1000' };
+const tuning = { worker: { jobLockMs: 3_000, stalledCheckMs: 1_000 } };
 beforeAll(async () => {
-  stack = await startStack({ sentinel: true, worker: locks });
+  stack = await startStack({ sentinel: true, tuning });
 }, 120_000);
 afterAll(async () => stack?.close());
 

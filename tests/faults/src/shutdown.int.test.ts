@@ -97,7 +97,7 @@ test('SIGTERM on the api: a wait still going when the grace period ends gets 202
 test('SIGTERM on a worker: its active job finishes, queued jobs wait for another worker', async () => {
   const { key, accountId } = await stack.newKey();
   await stack.worker.stop('SIGKILL');
-  const worker = await stack.spawn('worker', { IMAGES_CONCURRENCY: '1' });
+  const worker = await stack.spawn('worker', { WORKER_CONCURRENCY: '1' });
   await fetch(`${stack.sim.url}/_sim/reset`, { method: 'POST' });
   await stack.fault({ type: 'hold', api: 'images' });
   const answers = [generate(stack, key)];

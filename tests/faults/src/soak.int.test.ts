@@ -14,19 +14,21 @@ import { postJson, startStack, type Stack } from '@relay/e2e';
  */
 let stack: Stack;
 // short locks, deadlines and grace periods, so every recovery happens within the test
-const locks = {
-  JOB_LOCK_MS: '1500',
-  STALLED_CHECK_MS: '500',
-  UPSTREAM_TIMEOUT_MS: '3000',
-  STORE_RETRY_MS: '1000',
-  RESERVATION_GRACE_MS: '5000',
-  RESERVATION_SWEEP_MS: '500',
+const tuning = {
+  worker: {
+    jobLockMs: 1_500,
+    stalledCheckMs: 500,
+    upstreamTimeoutMs: 3_000,
+    storeRetryMs: 1_000,
+    reservationGraceMs: 5_000,
+    reservationSweepMs: 500,
+  },
 };
 beforeAll(async () => {
   stack = await startStack({
     ownRedis: true,
     ownS3: true,
-    worker: locks,
+    tuning,
     simulator: { SIM_LATENCY_MS: '40' },
     api: { WAIT_TIMEOUT_MS: '15000' },
   });
@@ -119,7 +121,7 @@ test('soak: faults under mixed load, then no 500, no lost job, files fetchable, 
       { type: 'error', api: 'speech', status: 503, times: 2 },
     ]);
     await afterAnswers(from + 60);
-    const worker = await stack.spawn('worker', locks);
+    const worker = await stack.spawn('worker');
     await stack.worker.stop('SIGKILL');
     stack.worker = worker;
     await afterAnswers(from + 90);

@@ -4,13 +4,13 @@ import { postJson, startStack, type Stack } from '@relay/e2e';
 import { IMAGE, generate, settlementsPerJob, untilSimHolding, workerCounter } from './helpers.js';
 
 /**
- * The store goes away right after the upstream answered and comes back within STORE_RETRY_MS:
+ * The store goes away right after the upstream answered and comes back within `tuning.worker.storeRetryMs`:
  * the paid result waits in the worker's memory (never in Redis) and is stored once the store
  * is back, without a second upstream call.
  */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ ownS3: true, worker: { STORE_RETRY_MS: '60000' } });
+  stack = await startStack({ ownS3: true, tuning: { worker: { storeRetryMs: 60_000 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

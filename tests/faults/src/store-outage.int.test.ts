@@ -7,7 +7,7 @@ import { generate } from './helpers.js';
 let stack: Stack;
 beforeAll(async () => {
   // an outage longer than the worker keeps retrying the store
-  stack = await startStack({ ownS3: true, api: { JOB_ATTEMPTS: '2' }, worker: { STORE_RETRY_MS: '300' } });
+  stack = await startStack({ ownS3: true, tuning: { api: { jobAttempts: 2 }, worker: { storeRetryMs: 300 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 

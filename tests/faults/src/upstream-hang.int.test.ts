@@ -4,7 +4,7 @@ import { generate, workerCounter } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ worker: { UPSTREAM_TIMEOUT_MS: '1000' } });
+  stack = await startStack({ tuning: { worker: { upstreamTimeoutMs: 1_000 } } });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -14,7 +14,7 @@ test('a hanging upstream: the call times out and is tried again', async () => {
   const timeoutsBefore = await workerCounter(stack, 'relay_upstream_calls_total', { status: 'timeout' });
   const res = await generate(stack, key);
   expect(res.status).toBe(200);
-  // the worker's own record: its UPSTREAM_TIMEOUT_MS deadline ended the first call (not a reset)
+  // the worker's own record: its `upstreamTimeoutMs` deadline ended the first call (not a reset)
   expect(await workerCounter(stack, 'relay_upstream_calls_total', { status: 'timeout' })).toBe(timeoutsBefore + 1);
   // and the upstream's: the relay hung up on the first call, then called again
   const [hung, retried, ...more] = await stack.simCalls();

@@ -5,9 +5,9 @@ import { generate, settlementsPerJob, untilSimHolding } from './helpers.js';
 
 let stack: Stack;
 // short locks so a dead worker's job is taken over in seconds, not the default 30 s
-const locks = { JOB_LOCK_MS: '1500', STALLED_CHECK_MS: '500' };
+const tuning = { worker: { jobLockMs: 1_500, stalledCheckMs: 500 } };
 beforeAll(async () => {
-  stack = await startStack({ worker: locks });
+  stack = await startStack({ tuning });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -18,7 +18,7 @@ test('a worker killed with SIGKILL mid-job: another worker finishes it, the clie
   await stack.fault({ type: 'hold', api: 'images' });
   const pending = generate(stack, key);
   await untilSimHolding(stack, 1);
-  const second = await stack.spawn('worker', locks);
+  const second = await stack.spawn('worker');
   await stack.worker.stop('SIGKILL');
 
   const res = await pending;
@@ -45,10 +45,10 @@ test('a job whose workers die twice (maxStalledCount 1): a retryable 503 in the 
   );
   const holdingBefore = (await stack.simStats()).holding;
   await untilSimHolding(stack, holdingBefore + 1);
-  const second = await stack.spawn('worker', locks);
+  const second = await stack.spawn('worker');
   await stack.worker.stop('SIGKILL');
   await untilSimHolding(stack, holdingBefore + 2);
-  const third = await stack.spawn('worker', locks);
+  const third = await stack.spawn('worker');
   await second.stop('SIGKILL');
   stack.worker = third;
 

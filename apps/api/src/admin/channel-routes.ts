@@ -27,14 +27,14 @@ export interface ChannelRoutesDeps {
   /** Seals keys at rest; without CHANNEL_SECRET a channel with a key cannot be added. */
   sealer: KeySealer | undefined;
   bodyLimit: number;
-  /** The upstream simulator's address (SIMULATOR_URL): channels on it are shown as simulated. */
+  /** The upstream simulator's address (the config file's `console.simulatorUrl`): channels on it are shown as simulated. */
   simulatorUrl?: string | undefined;
 }
 
 /**
  * The upstream channels at run time: listed (with their breaker state, calls in flight, recent
  * failures and latency; never a key), added, changed, removed. Every worker sees a change within
- * CHANNEL_REFRESH_MS.
+ * `tuning.worker.channelRefreshMs` (2 s).
  */
 export function channelRoutes(deps: ChannelRoutesDeps) {
   const router = express.Router();
@@ -141,7 +141,8 @@ export const channelPaths: ZodOpenApiPathsObject = {
     },
     post: {
       ...admin,
-      summary: 'Add an upstream channel (its key is kept encrypted with CHANNEL_SECRET); every worker uses it within CHANNEL_REFRESH_MS',
+      summary:
+        'Add an upstream channel (its key is kept encrypted with CHANNEL_SECRET); every worker uses it within seconds (tuning.worker.channelRefreshMs, 2 s by default)',
       requestBody: jsonRequest(channelCreateBody),
       responses: { '201': jsonAnswer('The channel', channelViewSchema), ...errorResponses('openai', [400, 401, 409, 413, 415]) },
     },

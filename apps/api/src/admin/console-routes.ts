@@ -34,7 +34,7 @@ export interface ConsoleAdminDeps {
   prefix: string;
   queues: Queues;
   catalog: Catalog;
-  /** npm start's demo-key.json (DEMO_KEY_FILE); unset on any other relay. */
+  /** npm start's demo-key.json (the config file's `console.demoKeyFile`); unset on any other relay. */
   demoKeyFile?: string | undefined;
 }
 

@@ -71,7 +71,7 @@ export const demoKeySchema = z
     key: z
       .string()
       .nullable()
-      .describe("the demo account's key npm start made (DEMO_KEY_FILE), for the playground; null on any other relay"),
+      .describe("the demo account's key npm start made (console.demoKeyFile), for the playground; null on any other relay"),
   })
   .meta({ id: 'DemoKey' });
 export type DemoKey = z.output<typeof demoKeySchema>;

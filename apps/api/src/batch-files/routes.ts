@@ -131,7 +131,7 @@ export const batchFilePaths: ZodOpenApiPathsObject = {
       ...files,
       summary: 'Upload a batch input file (JSONL)',
       description:
-        'multipart/form-data with `file` and `purpose=batch`; streamed into the store; at most BATCH_FILE_MAX_BYTES (200 MiB) and BATCH_FILE_MAX_LINES (50,000 lines).',
+        'multipart/form-data with `file` and `purpose=batch`; streamed into the store; at most 200 MiB and 50,000 lines by default (tuning.api.batchFileMaxBytes and batchFileMaxLines).',
       requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadForm } } },
       responses: { '200': jsonAnswer('The file', fileObjectSchema), ...errorResponses('openai', [400, 401, 413, 415, 429, 503]) },
     },

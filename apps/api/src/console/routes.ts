@@ -10,7 +10,7 @@ import { jsonAnswer, textAnswer } from '../openapi/parts.js';
 export const CONSOLE_PATH = '/console';
 
 /**
- * Where the built console is: CONSOLE_DIR when set; else beside the bundle (dist/console, the
+ * Where the built console is: the one given to the app (tests build their own); else beside the bundle (dist/console, the
  * Docker image), else the workspace's own build (apps/console/dist: `npm start` builds it).
  */
 export function findConsoleDir(configured?: string): string | undefined {
@@ -28,7 +28,7 @@ const CSP =
 
 const notBuilt = `<!doctype html><html lang="en"><meta charset="utf-8"><title>relay console</title>
 <body style="font:16px system-ui;max-width:40em;margin:3em auto"><h1>The console is not built</h1>
-<p>Run <code>npm run build:console</code> (npm start does it for you), or set CONSOLE_DIR to a built console.</p></body></html>`;
+<p>Run <code>npm run build:console</code> (npm start does it for you), or build it into dist/console beside the bundle.</p></body></html>`;
 
 /**
  * The operator console: GET /console/config (public: whether admin is enabled, nothing

@@ -43,10 +43,10 @@ const unlessForm = (step: RequestHandler) => (req: Request, res: Response, next:
 export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps: DoorDeps) {
   const router = express.Router();
   const route: JobRoute = { ...deps.routes[door.capability.id], dialect: door.dialect };
-  const inputs = { store: deps.store, maxBytes: deps.config.INPUT_IMAGE_MAX_BYTES, urls: deps.urls };
-  const maxStringBytes = door.http.maxStringBytes({ inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES });
+  const inputs = { store: deps.store, maxBytes: deps.config.tuning.inputImageMaxBytes, urls: deps.urls };
+  const maxStringBytes = door.http.maxStringBytes({ inputImageMaxBytes: deps.config.tuning.inputImageMaxBytes });
   // a door whose longest string grows with the input image limit takes inline images: an oversize one is told in those terms
-  const takesImages = door.http.maxStringBytes({ inputImageMaxBytes: 2 * deps.config.INPUT_IMAGE_MAX_BYTES }) > maxStringBytes;
+  const takesImages = door.http.maxStringBytes({ inputImageMaxBytes: 2 * deps.config.tuning.inputImageMaxBytes }) > maxStringBytes;
   // a path the door takes is answered in its dialect, its errors too (the app's one error scope reads it)
   const claims = (req: Request, res: Response, next: NextFunction) => {
     if (door.http.claims?.(req.params as Record<string, string>) === false) return next('route');
@@ -57,15 +57,15 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
     door.http.resolve?.(req.path, req.params as Record<string, string>);
     next();
   };
-  const json = jsonBody(deps.config.BODY_LIMIT_BYTES, {
+  const json = jsonBody(deps.config.tuning.bodyLimitBytes, {
     maxStringBytes,
     form: door.http.form === true,
-    ...(takesImages ? { inputImageMaxBytes: deps.config.INPUT_IMAGE_MAX_BYTES } : {}),
+    ...(takesImages ? { inputImageMaxBytes: deps.config.tuning.inputImageMaxBytes } : {}),
   });
   const handle = async (req: Request, res: Response) => {
     // a form's images are streamed into the store while it is read: under the job id it will have
     const form = door.http.form && isForm(req) ? { jobId: newJobId(door.capability.kind) } : undefined;
-    const sent = form && (await readImageForm(req, deps.store, form.jobId, deps.config.INPUT_IMAGE_MAX_BYTES));
+    const sent = form && (await readImageForm(req, deps.store, form.jobId, deps.config.tuning.inputImageMaxBytes));
     const job = { prepared: false };
     try {
       await answer(req, res, job, sent || undefined, form?.jobId);

@@ -72,7 +72,7 @@ export function geminiRoutes(deps: GeminiDeps) {
             : modelNotFound(version, id, Object.keys(deps.catalog.speechModels), 'countTokens'),
         );
       },
-      jsonBody(deps.config.BODY_LIMIT_BYTES, 6 * MAX_PART_CHARS),
+      jsonBody(deps.config.tuning.bodyLimitBytes, 6 * MAX_PART_CHARS),
       (req: Request, res: Response) =>
         void res.set('Relay-Token-Count', TOKEN_COUNT_LABEL).json(countTokens(parseOrThrow(countTokensBody, req.body))),
     );

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { AppError } from '@relay/core';
 
-/** The longest deadline taken: a job waits a day at most (JOB_KEEP_SECONDS' default) in any case. */
+/** The longest deadline taken: a job waits a day at most (`tuning.api.jobKeepSeconds`' default) in any case. */
 const MAX_MS = 24 * 60 * 60 * 1000;
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -15,7 +15,7 @@ const EVENTS_WAIT_MS = 5 * 60_000;
 
 export interface JobControlDeps extends JobsRouteDeps {
   life: Pick<JobLife, 'cancelFor' | 'stop'>;
-  /** How long a cancelled job's end is kept (JOB_KEEP_SECONDS). */
+  /** How long a cancelled job's end is kept (`tuning.api.jobKeepSeconds`). */
   keepSeconds: number;
   /** Cancelling counts against the generation limit: it changes money. */
   requestLimit: RequestHandler;

@@ -29,7 +29,7 @@ export interface JobRequestDeps {
   wait: { defaultMs: number; maxMs: number };
   /** A job's parts stream, for answers sent while their job runs. */
   parts: ReadParts;
-  /** How long a job's end is kept (JOB_KEEP_SECONDS): a cancelled job's too. */
+  /** How long a job's end is kept (`tuning.api.jobKeepSeconds`): a cancelled job's too. */
   keepSeconds: number;
   /** Tells whoever asked of a job cancelled here (its webhooks). */
   cancelled: (queue: QueueName, job: RelayJob, reason: CancelReason) => Promise<void>;
@@ -91,7 +91,7 @@ async function awaitClaimedJob(
     await sleep(50);
   }
   if (Date.now() - claim.claimedAt > 2 * ADMISSION_MS) {
-    // a record that outlived its job (kept for JOB_KEEP_SECONDS): the key is free again
+    // a record that outlived its job (kept for `tuning.api.jobKeepSeconds`): the key is free again
     await idem.forget(accountId, key, claim.jobId);
     return undefined;
   }

@@ -27,7 +27,7 @@ export interface QueueHandle<Q extends QueueName = QueueName> {
   scheduler: Scheduler;
   /** The api's paced turns: steps of many requests at once take them in order. */
   turns: Turns;
-  /** How often a wait looks at its job's state itself, in case its notice was lost (WAIT_RECHECK_MS). */
+  /** How often a wait looks at its job's state itself, in case its notice was lost (`tuning.api.waitRecheckMs`). */
   recheckMs: number;
 }
 

@@ -48,7 +48,7 @@ export async function waitForJob<R>(
 }
 
 /**
- * How long a wait goes before it looks at its job's state itself (WAIT_RECHECK_MS, up to half as
+ * How long a wait goes before it looks at its job's state itself (`tuning.api.waitRecheckMs`, up to half as
  * long again at random: thousands of waits that began together do not all look at once).
  */
 export const nextLook = (handle: QueueHandle, remainingMs: number) =>
@@ -67,7 +67,7 @@ async function underWay(handle: QueueHandle, job: RelayJob): Promise<boolean> {
 /**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
  * can have been missed): its end comes with the result or the reason in the notice, answered
- * from the job as it was added, with no read of Redis. A look at its state (WAIT_RECHECK_MS)
+ * from the job as it was added, with no read of Redis. A look at its state (`tuning.api.waitRecheckMs`)
  * costs one read; the job ended without its notice reaching here, or anything else (a removal,
  * the budget, the client leaving), is answered from Redis as `waitForJob` does.
  */

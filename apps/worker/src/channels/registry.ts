@@ -23,7 +23,7 @@ export interface RegistrySettings {
   sealer: KeySealer | undefined;
   /** Every upstream call's deadline unless the channel has its own. */
   timeoutMs: (record: ChannelRecord) => number;
-  /** The queue-wide limits (IMAGES_MAX_CONCURRENT, ...): a limit set every call of the queue takes. */
+  /** The queue-wide limits (the config file's `queues`): a limit set every call of the queue takes. */
   pools: Record<QueueName, { maxConcurrent: number; maxPerMinute: number }>;
   refreshMs: number;
   observe: (channel: string) => CallObserver;

@@ -15,7 +15,7 @@ import {
 } from '@relay/core';
 import { NotAnImage, notAnImage, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff-image.js';
 
-/** How long to keep trying to store a paid result before the attempt fails (STORE_RETRY_MS). */
+/** How long to keep trying to store a paid result before the attempt fails (`tuning.worker.storeRetryMs`). */
 export interface StoreRetry {
   deadlineMs: number;
   /** Told of every failed try that will be tried again (metrics, logs). */
@@ -30,7 +30,7 @@ export interface CopyLimits {
   urls: UrlPolicy;
 }
 
-/** A result over RESULT_MAX_BYTES: retrying cannot help. */
+/** A result over `tuning.worker.resultMaxBytes`: retrying cannot help. */
 export class FileTooLarge extends Error {
   override name = 'FileTooLarge';
 }
@@ -263,7 +263,7 @@ async function downloadOnce(link: string, limits: CopyLimits): Promise<Buffer> {
 }
 
 /**
- * An upstream's image link read whole into memory (at most RESULT_MAX_BYTES), held to the same
+ * An upstream's image link read whole into memory (at most `tuning.worker.resultMaxBytes`), held to the same
  * URL policy, cap and retries as a copy: for an image the worker converts before storing it.
  */
 export function downloadImage(link: string, limits: CopyLimits): Promise<Buffer> {

@@ -4,6 +4,7 @@ import { ConfigError, type Env } from './env.js';
 import { defaultCatalog } from './catalog-default.js';
 import { ownValue } from '../own.js';
 import { MAX_MICRO_UNITS } from '../money/money.js';
+import { queueLimitsSchema, tuningSchema } from './tuning.js';
 
 /** A price in micro-units: an integer within the ceiling of every amount (money.ts). */
 const price = () =>
@@ -119,11 +120,24 @@ const speechModelSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * The relay's config file: its catalog (upstreams, models, prices), each capability's upstream
+ * limits (`queues`, keyed by capability: the worker refuses a name it does not serve) and the
+ * internal knobs (`tuning`). A section left out is the built-in one, so a file that only tunes
+ * need not copy the catalog.
+ */
 export const catalogSchema = z
   .strictObject({
     upstreams: z.record(z.string(), upstreamSchema),
     imageModels: z.record(z.string(), imageModelSchema),
     speechModels: z.record(z.string(), speechModelSchema),
+    queues: z.record(z.string(), queueLimitsSchema).default({}),
+    tuning: tuningSchema,
+    /**
+     * What npm start tells the console: the simulator's address (channels on it are shown as
+     * simulated) and its demo-key.json (whose key the playground offers a signed-in operator).
+     */
+    console: z.strictObject({ simulatorUrl: z.url().optional(), demoKeyFile: z.string().optional() }).prefault({}),
   })
   .superRefine((catalog, ctx) => {
     const sections: Array<[string, Record<string, { upstream: string }>]> = [
@@ -170,6 +184,7 @@ export type ImageModel = Catalog['imageModels'][string];
 export type SpeechModel = Catalog['speechModels'][string];
 export type UpstreamConfig = Catalog['upstreams'][string];
 export type UpstreamSize = ImageModel['upstreamSize'];
+export type CatalogInput = z.input<typeof catalogSchema>;
 
 /**
  * Loads the catalog from RELAY_CONFIG or the built-in default. The value is the JSON itself when
@@ -192,11 +207,18 @@ export function loadCatalog(env: Env = process.env): Catalog {
       throw new ConfigError(`RELAY_CONFIG: cannot read ${value}: ${(error as Error).message}`);
     }
   }
-  const parsed = catalogSchema.safeParse(raw);
+  const parsed = catalogSchema.safeParse(withDefaultSections(raw));
   if (!parsed.success) {
     throw new ConfigError(`RELAY_CONFIG: ${z.prettifyError(parsed.error)}`);
   }
   return parsed.data;
+}
+
+/** A file's missing catalog sections are the built-in ones (one that only tunes need not copy the catalog). */
+function withDefaultSections(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const { upstreams, imageModels, speechModels } = defaultCatalog;
+  return { upstreams, imageModels, speechModels, ...raw };
 }
 
 /** The upstream's effective base URL and key, env overrides applied. */

@@ -3,10 +3,9 @@ import { envBool, envInt, envRedisUrl, envString, envUrl, unsetIfEmpty } from '.
 
 export const redisEnv = {
   REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
-  /** Behind Sentinel (REDIS_URL=redis+sentinel://...): the sentinels' own user and password, and TLS to them (read where connections are made, core/redis-sentinel.ts). */
+  /** Behind Sentinel (REDIS_URL=redis+sentinel://...): the sentinels' own user and password (read where connections are made, core/redis-sentinel.ts). */
   REDIS_SENTINEL_USERNAME: envString().optional(),
   REDIS_SENTINEL_PASSWORD: envString().optional(),
-  REDIS_SENTINEL_TLS: envBool().default(false),
   /** Prefix of every key the relay writes; wrap it in {braces} to keep one hash slot on Redis Cluster. */
   REDIS_PREFIX: envString().default('relay'),
 };
@@ -61,15 +60,6 @@ export const catalogEnv = {
 /** Hosts (`host:port`, or `*`) the relay may fetch or forward although they resolve to private addresses. */
 export const urlPolicyEnv = {
   URL_ALLOWLIST: envString().optional(),
-};
-
-/**
- * How a webhook message is retried: on the message itself, since the worker delivers what any
- * process queues (the worker a job's end, the api a job it cancelled before it began).
- */
-export const webhookRetryEnv = {
-  WEBHOOK_ATTEMPTS: envInt(1, 50).default(10),
-  WEBHOOK_BACKOFF_MS: envInt(10).default(10_000),
 };
 
 /**

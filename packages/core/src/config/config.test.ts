@@ -88,3 +88,19 @@ test('every price of the catalog is held to the ceiling of every amount (MAX_MIC
     /outputPerMillion/,
   );
 });
+
+test('a config file that only tunes keeps the built-in catalog; its knobs and limits are checked like the catalog', () => {
+  const file = loadCatalog({
+    RELAY_CONFIG: JSON.stringify({ queues: { images: { maxConcurrent: 8 } }, tuning: { worker: { jobLockMs: 60_000 } } }),
+  });
+  expect(Object.keys(file.imageModels)).toEqual(Object.keys(defaultCatalog.imageModels));
+  expect(file.queues.images).toEqual({ maxConcurrent: 8, maxPerMinute: 0 });
+  expect(file.tuning.worker.jobLockMs).toBe(60_000);
+  // what the file does not name is the named default
+  expect(file.tuning.worker.stalledCheckMs).toBe(30_000);
+  expect(file.tuning.worker.breaker.cooldownMs).toBe(10_000);
+  expect(file.tuning.api.jobAttempts).toBe(4);
+  expect(loadCatalog({}).tuning).toEqual(loadCatalog({ RELAY_CONFIG: '{}' }).tuning);
+  expect(() => loadCatalog({ RELAY_CONFIG: JSON.stringify({ tuning: { worker: { jobLockMs: 10 } } }) })).toThrow(/jobLockMs/);
+  expect(() => loadCatalog({ RELAY_CONFIG: JSON.stringify({ tuning: { worker: { jobLockMS: 60_000 } } }) })).toThrow(/jobLockMS/);
+});

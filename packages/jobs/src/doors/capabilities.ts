@@ -20,6 +20,13 @@ export type JobKind = Capability['kind'];
 /** The BullMQ name a capability's jobs are added under. */
 export type JobName<Q extends QueueName = QueueName> = Capability<Q>['jobName'];
 
+/** Every capability's queue, in the table's order: what builds each per-queue object. */
+export const QUEUE_NAMES = Object.keys(CAPABILITIES) as QueueName[];
+
+/** One value per queue, built by `make` for each: the compiler sees every capability handled. */
+export const perQueue = <T>(make: <Q extends QueueName>(queue: Q) => T): Record<QueueName, T> =>
+  Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, make(queue)])) as Record<QueueName, T>;
+
 export const IMAGES = CAPABILITIES.images;
 export const SPEECH = CAPABILITIES.speech;
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { apiEnvSchema } from '@relay/api';
-import { loadCatalog } from '@relay/core';
+import { catalogSchema, loadCatalog, queueLimitsSchema } from '@relay/core';
 import { embeddedEnvSchema } from '@relay/embedded/config';
 import { simulatorEnvSchema } from '@relay/simulator';
 import { workerEnvSchema } from '@relay/worker';
@@ -9,14 +9,15 @@ import type { MarkdownDoc, Table } from './markdown.js';
 /** A variable and its default as the code has it (undefined: optional, no default). */
 export type Expected = Map<string, string | undefined>;
 
+/** A default as the table writes it: strings as they are, numbers and booleans as JSON (8080, 0.5, true). */
+const written = (value: unknown) => (value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+
 function defaults(shape: Record<string, z.ZodType>, only?: (name: string) => boolean): Expected {
   const out: Expected = new Map();
   for (const [name, field] of Object.entries(shape)) {
     if (only && !only(name)) continue;
     const parsed = field.safeParse(undefined);
-    const value: unknown = parsed.success ? parsed.data : undefined;
-    // numbers and booleans as the table writes them (8080, 0.5, true)
-    out.set(name, value === undefined ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+    out.set(name, written(parsed.success ? parsed.data : undefined));
   }
   return out;
 }
@@ -45,6 +46,69 @@ export function expectedSections(): Map<string, Expected> {
   ]);
 }
 
+/**
+ * Every variable the relay's own processes (the api and the worker) read: their schemas' and the
+ * catalog's upstream variables (`baseUrlEnv`, `apiKeyEnv`). Issue 34 bounds it to 40.
+ */
+export function relayVariables(): Set<string> {
+  const names = new Set([...Object.keys(apiEnvSchema.shape), ...Object.keys(workerEnvSchema.shape)]);
+  for (const upstream of Object.values(loadCatalog({}).upstreams)) {
+    names.add(upstream.apiKeyEnv);
+    if (upstream.baseUrlEnv) names.add(upstream.baseUrlEnv);
+  }
+  return names;
+}
+
+/** The configuration page's section on the config file (RELAY_CONFIG). */
+export const FILE_SECTION = 'The config file';
+
+/** The parts of the file that are the catalog, described in a list of their own rather than tables. */
+export const CATALOG_PARTS = ['upstreams', 'imageModels', 'speechModels'];
+
+interface ObjectSchema {
+  shape: Record<string, unknown>;
+  parse(value: unknown): unknown;
+}
+
+/** The object schema under a field's optional/default/prefault wrappers, if it is one. */
+function objectOf(field: unknown): ObjectSchema | undefined {
+  let type = field as { shape?: unknown; unwrap?: () => unknown };
+  while (type.shape === undefined && typeof type.unwrap === 'function') type = type.unwrap() as typeof type;
+  return type.shape === undefined ? undefined : (type as ObjectSchema);
+}
+
+/** Each key of an object schema, nested objects' keys written with a dot (`breaker.consecutive`), and what `{}` parses to. */
+function keyDefaults(schema: ObjectSchema): Expected {
+  const out: Expected = new Map();
+  const walk = (shape: Record<string, unknown>, parsed: Record<string, unknown>, prefix: string) => {
+    for (const [key, field] of Object.entries(shape)) {
+      const nested = objectOf(field);
+      if (nested) walk(nested.shape, (parsed[key] ?? {}) as Record<string, unknown>, `${prefix}${key}.`);
+      else out.set(`${prefix}${key}`, written(parsed[key]));
+    }
+  };
+  walk(schema.shape, schema.parse({}) as Record<string, unknown>, '');
+  return out;
+}
+
+/**
+ * Each subsection of the config file's section (by its heading: `queues`, `tuning.api`, ...) and
+ * the keys it must list with their defaults, from the file's schema: `queues` one capability's
+ * limits, `tuning` one table per part, any other section of the file besides the catalog its own.
+ */
+export function expectedFileSections(): Map<string, Expected> {
+  const out = new Map<string, Expected>();
+  for (const [part, field] of Object.entries(catalogSchema.shape as Record<string, unknown>)) {
+    if (CATALOG_PARTS.includes(part)) continue;
+    const object = objectOf(field);
+    if (part === 'queues') out.set(part, keyDefaults(queueLimitsSchema.unwrap()));
+    else if (part === 'tuning' && object) {
+      for (const [name, tuning] of Object.entries(object.shape)) out.set(`tuning.${name}`, keyDefaults(objectOf(tuning)!));
+    } else out.set(part, object ? keyDefaults(object) : new Map([[`(${part}: a section this test cannot read)`, undefined]]));
+  }
+  return out;
+}
+
 /** The section listing what the CLIs, compose, the tests and the benchmarks read, each with its files. */
 export const TOOLS_SECTION = 'Read by the tools';
 
@@ -55,10 +119,13 @@ export interface Row {
   second: Table['rows'][number][number];
 }
 
-/** The rows of the tables under `section`; a first cell that is not one code span is kept as '' to fail loudly. */
-export function rowsOf(doc: MarkdownDoc, section: string): Row[] {
+/**
+ * The rows of the tables under `section` (and, given one, its level-3 `subsection`); a first cell
+ * that is not one code span is kept as '' to fail loudly.
+ */
+export function rowsOf(doc: MarkdownDoc, section: string, subsection?: string): Row[] {
   return doc.tables
-    .filter((table) => table.section === section)
+    .filter((table) => table.section === section && (subsection === undefined || table.subsection === subsection))
     .flatMap((table) => table.rows)
     .map((row) => ({
       name: row[0]?.code.length === 1 && row[0].text === row[0].code[0] ? row[0].code[0] : '',

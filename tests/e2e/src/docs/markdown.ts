@@ -8,6 +8,8 @@ import { repoRoot } from '@relay/testkit';
 export interface Table {
   /** The plain text of the level-2 heading the table sits under ('' before any). */
   section: string;
+  /** The plain text of the level-3 heading within that section the table sits under ('' before any). */
+  subsection: string;
   rows: Array<Array<{ text: string; code: string[] }>>;
 }
 
@@ -62,12 +64,18 @@ export function parseMarkdown(file: string, text: string): MarkdownDoc {
   const slugger = new GithubSlugger();
   const doc: MarkdownDoc = { file, links: [], anchors: new Set(), code: [], tables: [] };
   let section = '';
+  let subsection = '';
   for (const token of tokens) {
-    if (token.type === 'heading' && (token as Tokens.Heading).depth === 2) section = plainText((token as Tokens.Heading).tokens);
+    if (token.type === 'heading') {
+      const heading = token as Tokens.Heading;
+      if (heading.depth === 2) [section, subsection] = [plainText(heading.tokens), ''];
+      if (heading.depth === 3) subsection = plainText(heading.tokens);
+    }
     if (token.type === 'table') {
       const table = token as Tokens.Table;
       doc.tables.push({
         section,
+        subsection,
         rows: table.rows.map((row) => row.map((cell) => ({ text: plainText(cell.tokens).trim(), code: codeIn(cell.tokens) }))),
       });
     }
