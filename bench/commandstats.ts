@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { ioCalls } from './cpu.js';
+import { cpuSeconds, ioCalls } from './cpu.js';
 import { runLoad, type Send } from './load.js';
 
 /** Commands per request, biggest first. */
@@ -15,6 +15,8 @@ export interface CommandCount {
   bytes?: { toRedis: number; fromRedis: number };
   /** Read and write system calls per request of each process named (sockets included). */
   ioCalls?: Record<string, { reads: number; writes: number }>;
+  /** CPU milliseconds (user + system) per request of each process named. */
+  cpuMs?: Record<string, number>;
   per: PerRequest;
   ok: number;
   seconds: number;
@@ -51,9 +53,13 @@ export async function commandsPerRequest(
   const readsBefore = await socketReads(redis);
   const bytesBefore = await netBytes(redis);
   const callsBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ioCalls(pid)]));
+  const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const t0 = Date.now();
   const load = await runLoad(requests, concurrency, send);
   const seconds = (Date.now() - t0) / 1000;
+  const cpuMs = Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuSeconds(pid) - cpuBefore[name]!) / requests) * 1000 * 100) / 100]),
+  );
   const reads = Math.round((((await socketReads(redis)) - readsBefore) / requests) * 10) / 10;
   const perRequest = (n: number) => Math.round((n / requests) * 10) / 10;
   const calls = Object.fromEntries(
@@ -75,7 +81,7 @@ export async function commandsPerRequest(
     .map(([cmd, calls]) => [cmd, Math.round(((calls - (before[cmd] ?? 0)) / requests) * 100) / 100] as const)
     .filter(([, v]) => v > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { total: sum(per), reads, bytes, ioCalls: calls, per, ok: load.statuses['200'] ?? 0, seconds };
+  return { total: sum(per), reads, bytes, ioCalls: calls, cpuMs, per, ok: load.statuses['200'] ?? 0, seconds };
 }
 
 /** Bytes Redis has read from its clients and written to them so far. */

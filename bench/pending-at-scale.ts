@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createBilling } from '@relay/billing';
+import { runStep } from '@relay/core';
 import { bullPrefix, jobOptions, newJobId } from '@relay/jobs';
 import { schedulerFor } from '@relay/scheduler';
 
@@ -43,7 +44,8 @@ export async function pendingAtScale(redisUrl: string, jobs: number, accounts: n
             amount: 30_000,
             units: '1 images',
           });
-          await scheduler.enqueue(jobId, 'async', accountId, 1);
+          // no worker is live yet: every admission waits its turn
+          await runStep(redis, scheduler.steps.admit(jobId, 'async', accountId, 1));
           const meta = {
             requestId: '1f0e2d3c-4b5a-6978-8695-a4b3c2d1e0f9',
             accountId,

@@ -54,7 +54,13 @@ export type LuaCommand<Keys extends readonly string[], Args extends readonly str
 
 type Runner = (...keysAndArgs: Value[]) => Promise<unknown>;
 
-const sources = new Map<string, string>();
+/** Every script of the relay, by the command ioredis defines it as. */
+const registered = new Map<string, { lua: string; numberOfKeys: number }>();
+
+/** Every script of the relay defined on a connection at once, instead of each on its first call. */
+export function defineEveryScript(redis: ScriptHost) {
+  for (const [command, { lua, numberOfKeys }] of registered) define(redis, command, lua, numberOfKeys);
+}
 
 /**
  * A Lua script registered with ioredis' `defineCommand` on each connection it is first called on:
@@ -71,10 +77,10 @@ export function luaCommand<
   if (typeof spec.lua !== 'string' || !spec.lua.trim()) {
     throw new Error(`script ${spec.name} has no source: a .lua import needs the text loader (scripts/lua-as-text.mjs under tsx)`);
   }
-  if (sources.has(spec.name) && sources.get(spec.name) !== spec.lua) throw new Error(`two scripts are named ${spec.name}`);
-  sources.set(spec.name, spec.lua);
   // an own property of the connection, named so it can never shadow one of ioredis' own
   const command = `lua:${spec.name}`;
+  if (registered.has(command) && registered.get(command)!.lua !== spec.lua) throw new Error(`two scripts are named ${spec.name}`);
+  registered.set(command, { lua: spec.lua, numberOfKeys: spec.keys.length });
   const parse = (raw: unknown): z.output<Reply> => {
     const parsed = spec.reply.safeParse(raw);
     if (!parsed.success) throw new Error(`script ${spec.name} answered ${JSON.stringify(raw)}: ${z.prettifyError(parsed.error)}`);

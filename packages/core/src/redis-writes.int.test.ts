@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { spawnRedisServer, type LocalRedis } from '@relay/testkit';
-import { coalesceWrites, createRedis } from './redis.js';
+import { createRedis } from './redis.js';
+import { coalesceWrites } from './redis-writes.js';
 
 let server: LocalRedis;
 beforeAll(async () => {

@@ -1,4 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { defineEveryScript } from './lua-command.js';
+import { coalesceWrites, REDIS_WRITES } from './redis-writes.js';
 import { parseSentinelUrl, sentinelOptions, type SentinelEnv } from './redis-sentinel.js';
 
 /**
@@ -36,6 +38,8 @@ export function redisConnectionOptions(url: string, role: RedisRole, env: Sentin
     ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
     retryStrategy: retryForever,
   };
+  // BullMQ makes its connections from these options: the bench's autopipelining reaches them too
+  if (REDIS_WRITES === 'autopipeline') base.enableAutoPipelining = true;
   return role === 'fail-fast'
     ? { ...base, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5_000 }
     : { ...base, maxRetriesPerRequest: null, enableOfflineQueue: true };
@@ -51,45 +55,9 @@ export function createRedis(url: string, role: RedisRole, connectionName?: strin
     : new Redis({ ...redisConnectionOptions(url, role), connectionName });
   redis.on('error', (err: Error) => onError?.(err));
   coalesceWrites(redis);
+  // an autopipeline copies the scripts defined when it is made: all of them, before the first
+  if (REDIS_WRITES === 'autopipeline') defineEveryScript(redis);
   return redis;
-}
-
-const coalesced = new WeakSet<object>();
-
-/**
- * ioredis writes each command to its socket at once: one system call per command, a tenth of
- * the api's and the worker's CPU under load (npm run bench's profiles). Corked until the event
- * loop has run this turn's callbacks (setImmediate: replies read from several sockets, answers
- * from the upstream), the commands they issued leave in one writev; none waits past that turn.
- * At c=64 this halves the write calls of the api and the worker and Redis's reads. Each socket
- * the client connects with (a reconnect makes a new one) is corked this way.
- */
-export function coalesceWrites(client: unknown) {
-  // a cluster's connections (one per node) and other clients are left as they are
-  if (!(client instanceof Redis)) return;
-  const redis = client;
-  const cork = () => {
-    const socket = redis.stream;
-    if (!socket || coalesced.has(socket)) return;
-    coalesced.add(socket);
-    const write = socket.write;
-    let corked = false;
-    const uncork = () => {
-      corked = false;
-      socket.uncork();
-    };
-    socket.write = function (this: typeof socket, ...args: unknown[]) {
-      if (!corked) {
-        corked = true;
-        socket.cork();
-        setImmediate(uncork);
-      }
-      return Reflect.apply(write, socket, args) as boolean;
-    };
-  };
-  redis.on('connect', cork);
-  // a client handed over already connected (BullMQ's own)
-  if (redis.status === 'connect' || redis.status === 'ready') cork();
 }
 
 /**

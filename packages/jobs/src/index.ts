@@ -2,6 +2,7 @@ export * from './meta.js';
 export * from './lanes.js';
 export * from './files.js';
 export * from './queues.js';
+export * from './bull-job-hash.js';
 export * from './images/size.js';
 export * from './images/input-image.js';
 export * from './images/request.js';

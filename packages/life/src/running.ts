@@ -1,18 +1,8 @@
-import { inSpan, luaCommand, runSteps, valueOf } from '@relay/core';
-import type { QueueName, MetaJob } from '@relay/jobs';
-import { z } from 'zod';
+import { inSpan, runSteps, valueOf } from '@relay/core';
+import { progressStep, type QueueName, type MetaJob } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
 import { notifyStarted } from './notices.js';
-import checkpointLua from './lua/checkpoint.lua';
-
-const checkpointScript = luaCommand({
-  name: 'life.checkpoint',
-  lua: checkpointLua,
-  keys: ['job'],
-  args: ['progress'],
-  reply: z.literal([0, 1]),
-});
 
 const queueOf = (job: MetaJob) => job.queueName as QueueName;
 
@@ -62,7 +52,7 @@ export function createRunning(deps: LifeDeps) {
      * and its place in the schedule is freed in the same round trip.
      */
     async checkpoint(job: MetaJob, progress: object, options: { callsOver?: boolean } = {}) {
-      const write = checkpointScript.step({ job: `${job.queueQualifiedName}:${job.id}` }, { progress: JSON.stringify(progress) });
+      const write = progressStep(job, progress);
       if (!options.callsOver || freed.has(job.id!)) {
         valueOf((await runSteps(deps.redis, [write]))[0]);
       } else {

@@ -28,7 +28,6 @@ import { LANES, laneSchema } from '@relay/jobs';
 import admitLua from './lua/admit.lua';
 import cancelLua from './lua/cancel.lua';
 import dispatchLua from './lua/dispatch.lua';
-import enqueueLua from './lua/enqueue.lua';
 import finishLua from './lua/finish.lua';
 import heartbeatLua from './lua/heartbeat.lua';
 import helpersLua from './lua/helpers.lua';
@@ -38,14 +37,6 @@ import windowLua from './lua/window.lua';
 
 const keys = ['jobs'] as const;
 const flag = z.literal([0, 1]).transform((n) => n === 1);
-
-export const enqueueScript = luaCommand({
-  name: 'scheduler.enqueue',
-  lua: helpersLua + enqueueLua,
-  keys,
-  args: ['S', 'jobId', 'lane', 'account', 'cost'],
-  reply: flag,
-});
 
 export const admitScript = luaCommand({
   name: 'scheduler.admit',

@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { runStep } from '@relay/core';
 import { afterAll, beforeEach, expect, test } from 'vitest';
 import type { Lane } from '@relay/jobs';
 import { startRedis, uniqueName, type RedisHandle } from '@relay/testkit';
@@ -35,11 +36,18 @@ beforeEach(async () => {
   });
 });
 
+/** The admission step as the api sends it (@relay/life's admission), on its own. */
+const admission = (jobId: string, lane: Lane, accountId: string, cost: number) =>
+  runStep(redis, scheduler.steps.admit(jobId, lane, accountId, cost));
+
 let counter = 0;
-/** What admission does: enqueue, then add the job parked. */
+/**
+ * What admission does with a job that waits its turn: admitted, then added parked. Made while no
+ * worker is live or something is pending, so that it waits, as these tests expect.
+ */
 async function admit(accountId: string, lane: Lane = 'async', cost = 1) {
   const jobId = `img_${String(counter++).padStart(32, '0')}`;
-  await scheduler.enqueue(jobId, lane, accountId, cost);
+  expect(await admission(jobId, lane, accountId, cost)).toBe('queued');
   await queue.add('generate', { accountId }, { jobId, delay: PARKED_MS });
   return jobId;
 }
@@ -70,17 +78,17 @@ test('nothing is handed out without a live worker; the window then holds what th
 });
 
 test('accounts take turns in a lane; one account alone gets every slot', async () => {
-  await scheduler.heartbeat('w1', 1, 10_000, 0);
   for (let i = 0; i < 4; i++) await admit('a');
   for (let i = 0; i < 2; i++) await admit('b');
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await scheduler.dispatch();
   while (dispatched.length < 6) await finish(dispatched.at(-1)!.jobId);
   expect(order()).toEqual(['a', 'b', 'a', 'b', 'a', 'a']);
 });
 
 test('a higher lane goes first; a lower lane takes every slot the higher ones leave free', async () => {
-  await scheduler.heartbeat('w1', 1, 10_000, 0);
   const batchJobs = [await admit('a', 'batch'), await admit('a', 'batch')];
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await scheduler.dispatch();
   expect(dispatched.map((d) => d.jobId)).toEqual([batchJobs[0]]);
   const interactive = await admit('b', 'interactive');
@@ -93,9 +101,9 @@ test('a higher lane goes first; a lower lane takes every slot the higher ones le
 });
 
 test('weights share the slots 2:1, in cost units', async () => {
-  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await setAccount('heavy', { weight: 2 });
   for (let i = 0; i < 30; i++) await Promise.all([admit('heavy'), admit('light')]);
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await scheduler.dispatch();
   while (dispatched.length < 30) await finish(dispatched.at(-1)!.jobId);
   const heavy = order().filter((a) => a === 'heavy').length;
@@ -103,10 +111,10 @@ test('weights share the slots 2:1, in cost units', async () => {
 });
 
 test('an image set of 15 weighs 15 images: the other account sends 15 single images meanwhile', async () => {
-  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await admit('sets', 'async', 15);
   await admit('sets', 'async', 15);
   for (let i = 0; i < 20; i++) await admit('singles');
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await scheduler.dispatch();
   while (dispatched.length < 22) await finish(dispatched.at(-1)!.jobId);
   const secondSet = order().lastIndexOf('sets');
@@ -118,23 +126,23 @@ test('an image set of 15 weighs 15 images: the other account sends 15 single ima
 });
 
 test('an account at its cap on calls in flight waits; the others use the slots', async () => {
-  await scheduler.heartbeat('w1', 4, 10_000, 0);
   await setAccount('capped', { maxInFlight: 1 });
   for (let i = 0; i < 4; i++) await admit('capped');
   for (let i = 0; i < 4; i++) await admit('free');
+  await scheduler.heartbeat('w1', 4, 10_000, 0);
   await scheduler.dispatch();
   expect(order().filter((a) => a === 'capped')).toHaveLength(1);
   expect(order().filter((a) => a === 'free')).toHaveLength(3);
 });
 
 test('a cancelled pending job is never handed out; a pick whose job is not added yet is promoted once it is', async () => {
-  await scheduler.heartbeat('w1', 2, 10_000, 0);
   const gone = await admit('a');
   expect(await scheduler.cancel(gone)).toBe(true);
   await (await queue.getJob(gone))!.remove();
-  // enqueued, then dispatched before its parked add lands (admission order races the dispatcher)
+  // admitted to wait, then dispatched before its parked add lands (admission order races the dispatcher)
   const late = `img_${'f'.repeat(32)}`;
-  await scheduler.enqueue(late, 'async', 'a', 1);
+  expect(await admission(late, 'async', 'a', 1)).toBe('queued');
+  await scheduler.heartbeat('w1', 2, 10_000, 0);
   await scheduler.dispatch();
   expect(dispatched.map((d) => d.jobId)).toEqual([late]);
   await queue.add('generate', {}, { jobId: late, delay: PARKED_MS });
@@ -145,8 +153,8 @@ test('a cancelled pending job is never handed out; a pick whose job is not added
 });
 
 test('the estimate of a new job counts its own lane and account, not every backlog', async () => {
-  await scheduler.heartbeat('w1', 1, 10_000, 0);
   for (let i = 0; i < 55; i++) await admit('bulk', 'async');
+  await scheduler.heartbeat('w1', 1, 10_000, 0);
   await scheduler.dispatch();
   for (let i = 0; i < 5; i++) await finish(dispatched[i]!.jobId); // a pace to judge by
   const keys = scheduler.keys;
@@ -162,21 +170,21 @@ test('the estimate of a new job counts its own lane and account, not every backl
 test('admission hands a job out at once only while nothing is pending and the window has room', async () => {
   const id = (n: number) => `img_${String(9_000 + n).padStart(32, '0')}`;
   // no live worker: no room, so the job waits its turn
-  expect(await scheduler.admit(id(0), 'interactive', 'a', 1)).toBe('queued');
+  expect(await admission(id(0), 'interactive', 'a', 1)).toBe('queued');
   await scheduler.cancel(id(0));
 
   await scheduler.heartbeat('w1', 2, 10_000, 0);
-  expect(await scheduler.admit(id(1), 'interactive', 'a', 1)).toBe('started');
+  expect(await admission(id(1), 'interactive', 'a', 1)).toBe('started');
   expect((await scheduler.stats()).running.get('a')).toEqual({ count: 1, cost: 1 });
   // an account at its cap waits even with room
   await setAccount('b', { maxInFlight: 1 });
-  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('started');
-  expect(await scheduler.admit(id(3), 'async', 'b', 1)).toBe('queued');
+  expect(await admission(id(2), 'async', 'b', 1)).toBe('started');
+  expect(await admission(id(3), 'async', 'b', 1)).toBe('queued');
   // something pending: nobody jumps it, though the window (2) has room after a finish
   await scheduler.finished(id(1));
-  expect(await scheduler.admit(id(4), 'interactive', 'c', 1)).toBe('queued');
+  expect(await admission(id(4), 'interactive', 'c', 1)).toBe('queued');
   // the same id twice is not admitted twice
-  expect(await scheduler.admit(id(2), 'async', 'b', 1)).toBe('already');
+  expect(await admission(id(2), 'async', 'b', 1)).toBe('already');
   const stats = await scheduler.stats();
   expect(stats.running.get('b')).toEqual({ count: 1, cost: 1 });
   expect(stats.pending.async.get('b')?.count).toBe(1);
@@ -190,17 +198,17 @@ test('admission hands a job out at once only while nothing is pending and the wi
 test('a started admission whose job never reached BullMQ is given up by recover(), freeing its place', async () => {
   await scheduler.heartbeat('w1', 1, 10_000, 0);
   const lost = `img_${String(9_100).padStart(32, '0')}`;
-  expect(await scheduler.admit(lost, 'async', 'a', 1)).toBe('started');
+  expect(await admission(lost, 'async', 'a', 1)).toBe('started');
   // as if the api died between admission and add, a minute ago
   await redis.zadd(`${prefix}:sched:images:dispatching`, Date.now() - 120_000, lost);
   await scheduler.recover();
   expect((await scheduler.stats()).running.size).toBe(0);
-  expect(await scheduler.admit(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
+  expect(await admission(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
 });
 
 test('at the start of a burst the pace comes from what is in flight, not from the few finishes so far', async () => {
-  await scheduler.heartbeat('w1', 100, 10_000, 0);
   for (let i = 0; i < 150; i++) await admit('bulk');
+  await scheduler.heartbeat('w1', 100, 10_000, 0);
   while (dispatched.length < 100) {
     const before = dispatched.length;
     await scheduler.dispatch();

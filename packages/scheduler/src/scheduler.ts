@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { runStep, type Step } from '@relay/core';
+import type { Step } from '@relay/core';
 import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
 import type { z } from 'zod';
@@ -10,7 +10,6 @@ import {
   cancelScript,
   type dispatchedSchema,
   dispatchScript,
-  enqueueScript,
   finishScript,
   heartbeatScript,
   statsScript,
@@ -145,14 +144,6 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
   return {
     keys: { S, B, A },
-
-    /** Puts an accepted job in its account's line; run before the job's parked add (see submit). */
-    async enqueue(jobId: string, lane: Lane, accountId: string, cost: number) {
-      return enqueueScript(redis, at, { S, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
-    },
-
-    /** Admits an accepted job (admitStep says what each answer means). */
-    admit: (jobId: string, lane: Lane, accountId: string, cost: number) => runStep(redis, admitStep(jobId, lane, accountId, cost)),
 
     /**
      * The last job this process admitted went straight to the workers (nothing pending, room in

@@ -1,5 +1,5 @@
 import { decodeFailure, type AppError } from '@relay/core';
-import type { RelayJob } from '@relay/jobs';
+import { isUnderWay, type RelayJob } from '@relay/jobs';
 import type { QueueHandle } from './queues.js';
 
 export type Outcome<R> =
@@ -55,16 +55,6 @@ export const nextLook = (handle: QueueHandle, remainingMs: number) =>
   Math.max(0, Math.min(remainingMs, Math.round(handle.recheckMs * (1 + Math.random() / 2))));
 
 /**
- * Whether a job is still under way, in one read of its hash: BullMQ stamps `finishedOn` when it
- * completes or fails for good, and a removed job has no hash (no `timestamp`). Cheaper than its
- * state script, for thousands of waits that look at once.
- */
-async function underWay(handle: QueueHandle, job: RelayJob): Promise<boolean> {
-  const [timestamp, finishedOn] = await handle.redis.hmget(`${job.queueQualifiedName}:${job.id}`, 'timestamp', 'finishedOn');
-  return timestamp !== null && finishedOn === null;
-}
-
-/**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
  * can have been missed): its end comes with the result or the reason in the notice, answered
  * from the job as it was added, with no read of Redis. A look at its state (`tuning.api.waitRecheckMs`)
@@ -89,7 +79,7 @@ export async function waitForAdded<R>(
     if (end !== 'timeout' || remaining <= 0) return settledOutcome<R>(handle, job.id!);
     // registered before the look: a notice between the two still ends the next wait
     wait = handle.waits.register(job.id!, nextLook(handle, remaining), client, onPart);
-    if (!(await underWay(handle, job))) {
+    if (!(await isUnderWay(handle.redis, job))) {
       wait.cancel();
       return settledOutcome<R>(handle, job.id!);
     }

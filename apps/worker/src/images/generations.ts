@@ -1,47 +1,19 @@
 import type { RelayJob } from '@relay/jobs';
-import { z } from 'zod';
 import { AppError } from '@relay/core';
 import { ChannelsCooling } from '@relay/channels';
 import { isCancelled } from '@relay/life';
-import { imageSetSchema, isFailedSlot, type ImageSet } from '../upstreams/images.js';
+import { isFailedSlot, type ImageSet } from '../upstreams/images.js';
+import { checkpointOf, readCheckpoint, type Generation } from './checkpoint.js';
 import { UpstreamError } from '../upstreams/upstream-error.js';
 
-const refusalSchema = z.object({
-  code: z.string().optional(),
-  message: z.string(),
-  param: z.string().optional(),
-  moderation: z.boolean(),
-});
-
-/** What one generation came to: an answer holding at least one image, or a final refusal. */
-const generationSchema = z.union([
-  z.object({ answer: imageSetSchema, channel: z.string().optional() }),
-  z.object({ refused: refusalSchema }),
-]);
-export type Generation = z.output<typeof generationSchema>;
 /** A generation that kept failing until the job's last attempt, while others delivered. */
 export type GaveUp = { gaveUp: { code: string; message: string } };
 export type Outcome = Generation | GaveUp;
-
-const checkpointSchema = z.object({ generations: z.record(z.string(), generationSchema) });
-/** The single-answer checkpoint of jobs queued before generations were counted. */
-const legacyCheckpointSchema = z.object({ generated: imageSetSchema });
 
 /** An upstream answer and the channel that gave it. */
 export interface Answered {
   answer: ImageSet;
   channel: string;
-}
-
-/**
- * Generations are paid for: each answer is checkpointed in the job's progress the moment it
- * arrives, so a retry (a failed sibling, the copy step) re-runs only what is missing.
- */
-function readCheckpoint(job: RelayJob<'images'>): Map<number, Generation> {
-  const parsed = checkpointSchema.safeParse(job.progress);
-  if (parsed.success) return new Map(Object.entries(parsed.data.generations).map(([g, outcome]) => [Number(g), outcome]));
-  const legacy = legacyCheckpointSchema.safeParse(job.progress);
-  return new Map(legacy.success ? [[0, { answer: legacy.data.generated }]] : []);
 }
 
 /** One upstream answer as a generation: the adapter has turned an answer without images into an error already. */
@@ -77,7 +49,8 @@ export async function runGenerations(
   /** Keeps the snapshot in the job; `last`: every generation has its outcome (the job's calls are over). */
   checkpoint: (snapshot: object, last: boolean) => Promise<void>,
 ): Promise<Outcome[]> {
-  const done = readCheckpoint(job);
+  // generations are paid for: a retry (a failed sibling, the copy step) re-runs only what is missing
+  const done = readCheckpoint(job.progress);
   let writes: Promise<unknown> = Promise.resolve();
   const errors: unknown[] = [];
   const missing = Array.from({ length: count }, (_, g) => g).filter((g) => !done.has(g));
@@ -90,7 +63,7 @@ export async function runGenerations(
         if (!refused) return void errors.push(error);
         done.set(g, refused);
       }
-      const snapshot = { generations: Object.fromEntries(done) };
+      const snapshot = checkpointOf(done);
       const last = done.size === count;
       writes = writes.then(() => checkpoint(snapshot, last));
     }),
