@@ -26,8 +26,15 @@ export function createEnds(deps: LifeDeps, running: Running) {
     (end) => notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
   ];
 
-  const tell = (end: JobEnd) => {
+  const tell = async (end: JobEnd) => {
     const failed = (error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job-end subscriber failed');
+    // An end is told (to its waiting caller, its webhook, its batch) only once it, its charge and
+    // the paid answers before it are on a replica: one told is one a failover cannot take back.
+    // Redis away, it is told all the same: told twice (its job run again after a failover that
+    // lost it) beats never told (the end survived and nobody was told).
+    await deps
+      .replicated?.()
+      .catch((error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job end told before it was seen replicated'));
     for (const subscriber of subscribers) {
       try {
         const done = subscriber(end);
@@ -46,9 +53,9 @@ export function createEnds(deps: LifeDeps, running: Running) {
     /** Hears the ends of the jobs these workers run. */
     watch(workers: Partial<RelayWorkers>) {
       const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
-        worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result } as JobEnd));
+        worker.on('completed', (job, result) => void tell({ job, queue, outcome: 'completed', result } as JobEnd));
         worker.on('failed', (job) => {
-          if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
+          if (job?.finishedOn) void tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
         });
       };
       // every capability's, by the queue list: one added later is heard without a line here
