@@ -152,7 +152,7 @@ export function createApp(deps: ApiDeps) {
     life: deps.life,
     store: deps.store,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.IDEMPOTENCY_TTL_SECONDS),
-    replicated: deps.replication.replicated,
+    replication: deps.replication,
     gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.MAX_WAIT_MS },

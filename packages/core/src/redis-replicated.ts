@@ -1,4 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
+import { AppError } from './errors/app-error.js';
 import type { Logger } from './logger.js';
 import { createRedis, waitForRedis } from './redis.js';
 import { isSentinelUrl } from './redis-sentinel.js';
@@ -21,10 +22,17 @@ export interface Replication {
    * which the caller answers as 503 (isRedisUnavailable).
    */
   replicated(): Promise<void>;
+  /**
+   * Throws a 503 (unavailable) while the wait could not be made: called before the writes an
+   * answer will wait for, so a request is refused before it writes rather than after (its job
+   * then admitted and run while its client was told to retry). After a failover the relay's
+   * connections find the new primary one by one; until this one has, nothing is admitted.
+   */
+  mustBeAbleToWait(): void;
   close(): void;
 }
 
-const nothingToWait: Replication = { replicated: () => Promise.resolve(), close: () => {} };
+const nothingToWait: Replication = { replicated: () => Promise.resolve(), mustBeAbleToWait: () => {}, close: () => {} };
 
 /**
  * The one place the relay waits for replication before it answers (docs/guarantees.md, "Nothing
@@ -103,6 +111,10 @@ export async function createReplication(url: string, prefix: string, log: Logger
         return;
       }
       counted.inc({ outcome: (await next) > 0 ? 'acknowledged' : 'timed_out' });
+    },
+    mustBeAbleToWait() {
+      if (redis.status !== 'ready')
+        throw new AppError('unavailable', 'the relay is finding its Redis primary; retry shortly', { retryAfterMs: 1_000 });
     },
     close: () => redis.disconnect(),
   };

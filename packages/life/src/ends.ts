@@ -26,15 +26,25 @@ export function createEnds(deps: LifeDeps, running: Running) {
     (end) => notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
   ];
 
+  /**
+   * Whether an end whose replication could not be seen (the primary died mid-wait) is still in
+   * Redis now that it answers again (the new primary): one lost with the old primary is not told,
+   * its job runs again and ends again. Unreadable, it is told: told twice beats never told.
+   */
+  const survived = async (end: JobEnd) => ((await end.job.getState().catch(() => end.outcome)) as string) === end.outcome;
+
   const tell = async (end: JobEnd) => {
     const failed = (error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job-end subscriber failed');
     // An end is told (to its waiting caller, its webhook, its batch) only once it, its charge and
     // the paid answers before it are on a replica: one told is one a failover cannot take back.
-    // Redis away, it is told all the same: told twice (its job run again after a failover that
-    // lost it) beats never told (the end survived and nobody was told).
-    await deps
-      .replicated?.()
-      .catch((error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job end told before it was seen replicated'));
+    const kept = await (deps.replicated?.().then(
+      () => true,
+      () => survived(end),
+    ) ?? true);
+    if (!kept) {
+      deps.log.warn({ jobId: end.job.id }, 'a job end lost with the old Redis primary: not told; the job runs again');
+      return;
+    }
     for (const subscriber of subscribers) {
       try {
         const done = subscriber(end);

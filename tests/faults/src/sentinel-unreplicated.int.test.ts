@@ -68,11 +68,15 @@ test('the primary dies with writes it never replicated: none of them was promise
   const early = [await ask('b-0', true), await ask('b-1', true), await ask(undefined, true)];
   expect(early.map((a) => a.status)).toEqual([202, 202, 202]);
   for (const { jobId } of early) expect((await finalAnswer(stack.url, key, jobId!)).status).toBe(200);
-  // and two at the vendor when the primary dies
-  await stack.fault({ type: 'hold', api: 'images', times: 2 });
+  // four at the vendor: two to end while the replica is cut off, two when the primary is dead
+  await stack.fault({ type: 'hold', api: 'images', times: 4 });
+  const endingSync = ask('e-sync', false);
+  const endingAsync = await ask('e-async', true);
+  expect(endingAsync.status).toBe(202);
+  await untilSimHolding(stack, 2);
   const heldSync = ask('c-sync', false);
   expect((await ask('c-async', true)).status).toBe(202);
-  await untilSimHolding(stack, 2);
+  await untilSimHolding(stack, 4);
 
   // 2. the replica cut off; more requests, each reaching the primary alone and its vendor
   await set.cutReplication();
@@ -84,6 +88,9 @@ test('the primary dies with writes it never replicated: none of them was promise
     { idem: 'd-sync', async: false },
   ];
   const answered = unreplicated.map(({ idem, async }) => ask(idem, async));
+  // the two held longest end now, on the primary alone (a GET reads the end there)
+  expect(await stack.release(2)).toBe(2);
+  await finalAnswer(stack.url, key, endingAsync.jobId!);
   await untilSimHolding(stack, 2 + unreplicated.length);
 
   // 3. the primary dies; the sentinels promote the replica, which never saw step 2
@@ -96,14 +103,20 @@ test('the primary dies with writes it never replicated: none of them was promise
   // what a client of step 2 was told is its to keep; one told to retry does, with its key
   for (const [i, { idem, async }] of unreplicated.entries())
     if (idem && unreplicatedAnswers[i]!.status === 503) await untilAccepted(idem, async);
-  if ((await heldSync).status === 503) await untilAccepted('c-sync', false);
+  for (const [idem, answer] of [
+    ['c-sync', heldSync],
+    ['e-sync', endingSync],
+  ] as const)
+    if ((await answer).status === 503) await untilAccepted(idem, false);
   expect(statuses.filter((s) => s !== 200 && s !== 202 && s !== 503)).toEqual([]);
 
-  // 4. every accepted job ends, completed, and every file it delivered downloads
+  // 4. every accepted job ends, completed, as it was answered (an end told is the end kept), and
+  // every file it delivered downloads
   for (const [jobId, urls] of accepted) {
     const final = await finalAnswer(stack.url, key, jobId);
     expect(final.status, `job ${jobId}`).toBe(200);
-    const links = urls.length ? urls : ((final.body.data ?? []) as Array<{ url: string }>).map((d) => d.url);
+    const links = ((final.body.data ?? []) as Array<{ url: string }>).map((d) => d.url);
+    if (urls.length) expect(links, `job ${jobId} as answered`).toEqual(urls);
     expect(links.length, `job ${jobId}'s files`).toBeGreaterThan(0);
     accepted.set(jobId, links);
     for (const url of links) expect((await fetch(`${stack.url}${new URL(url).pathname}`)).status, url).toBe(200);
