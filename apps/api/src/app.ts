@@ -1,6 +1,6 @@
 import express, { type Request } from 'express';
 import type { Redis } from 'ioredis';
-import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger, type Replication } from '@relay/core';
 import { Queue } from 'bullmq';
 import {
   announceJobEnd,
@@ -67,6 +67,8 @@ export interface ApiDeps {
   /** Every door (dialect) onto every capability: images, speech. */
   doors: Doors;
   redis: Redis;
+  /** Waits until what an answer depends on is on a Redis replica (@relay/core's redis-replicated). */
+  replication: Replication;
   queues: Queues;
   store: BlobStore;
   accounts: AccountsStore;
@@ -152,6 +154,7 @@ export function createApp(deps: ApiDeps) {
     life: deps.life,
     store: deps.store,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.tuning.idempotencyTtlSeconds),
+    replication: deps.replication,
     gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
     lifecycle: deps.lifecycle,
     wait: { defaultMs: config.WAIT_TIMEOUT_MS, maxMs: config.tuning.maxWaitMs },

@@ -1,6 +1,15 @@
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBlobStore, createMetricsRegistry, createRedis, listenOn, waitForRedis, type Catalog, type Logger } from '@relay/core';
+import {
+  createBlobStore,
+  createMetricsRegistry,
+  createRedis,
+  createReplication,
+  listenOn,
+  waitForRedis,
+  type Catalog,
+  type Logger,
+} from '@relay/core';
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { createJobLife } from '@relay/life';
@@ -34,6 +43,7 @@ export async function startApi(
   // requests coming in and jobs' answers going out take turns: no burst holds the event loop
   const turns = createTurns(16);
   const registry = createMetricsRegistry('api');
+  const replication = await createReplication(config.REDIS_URL, config.REDIS_PREFIX, log, registry);
   let schedule: ReturnType<typeof schedulerMetrics> | undefined;
   const queues = await openQueues(
     redis,
@@ -65,6 +75,7 @@ export async function startApi(
     catalog,
     doors,
     redis,
+    replication,
     queues,
     store,
     accounts,
@@ -113,6 +124,7 @@ export async function startApi(
       server.closeAllConnections();
       await traffic.close();
       await closeQueues(queues);
+      replication.close();
       redis.disconnect();
     },
   };

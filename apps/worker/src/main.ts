@@ -4,6 +4,7 @@ import {
   createLogger,
   createMetricsRegistry,
   createRedis,
+  createReplication,
   decodeFailure,
   isStoreReachable,
   onShutdown,
@@ -107,7 +108,9 @@ await runMain(async () => {
     ]),
   ) as Record<QueueName, Scheduler>;
   // a job's life here: its begin, checkpoints, charge, and its end told to whoever subscribes
-  const life = createJobLife({ redis, prefix: config.REDIS_PREFIX, billing, schedulers, queues, log });
+  // a job's end is told once it is on a replica (behind Sentinel)
+  const replication = await createReplication(config.REDIS_URL, config.REDIS_PREFIX, log, registry);
+  const life = createJobLife({ redis, prefix: config.REDIS_PREFIX, billing, schedulers, queues, log, replicated: replication.replicated });
   const running = createWorkers(
     {
       images: {
@@ -254,6 +257,7 @@ await runMain(async () => {
     await Promise.all(Object.values(queues).map((queue) => queue.close()));
     ops.server.close();
     subscriber.disconnect();
+    replication.close();
     redis.disconnect();
     await tracing.shutdown();
   });

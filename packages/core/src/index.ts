@@ -9,6 +9,7 @@ export * from './logger.js';
 export * from './redis.js';
 export * from './redis-errors.js';
 export { coalesceWrites } from './redis-writes.js';
+export * from './redis-replicated.js';
 export { isSentinelUrl } from './redis-sentinel.js';
 export * from './storage/s3.js';
 export * from './process/run-main.js';

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { freePort, startRedis, type RedisHandle } from '@relay/testkit';
+import { freePort, startRedis, waitFor, type RedisHandle } from '@relay/testkit';
 import { isRedisUnavailable } from './redis-errors.js';
 
 /** Each kind of error met for real, from a real Redis or a real socket: what it is, not what its text says. */
@@ -65,6 +65,32 @@ test("ioredis's own refusals: a closed connection, no connection and no offline 
   expect((spent as Error).name).toBe('MaxRetriesPerRequestError');
   expect(isRedisUnavailable(spent)).toBe(true);
   patient.disconnect();
+});
+
+test('a pipeline whose connection is lost before its replies: AbortError, so unavailable', async () => {
+  const client = new Redis(primary.url, { maxRetriesPerRequest: 1 });
+  const killer = new Redis(primary.url);
+  try {
+    const id = await client.client('ID');
+    // no replica: the WAIT blocks until its connection is killed
+    // a pipeline's errors are in its replies, not its rejection
+    const pending = client
+      .pipeline([
+        ['incr', 'relay-errors-test:abort'],
+        ['wait', '1', '60000'],
+      ])
+      .exec()
+      .then((replies) => replies?.find(([err]) => err)?.[0]);
+    await waitFor(async () => ((await killer.client('LIST', 'ID', String(id))) as string).includes('cmd=wait'), 10_000, 'the WAIT blocked');
+    await killer.client('KILL', 'ID', String(id));
+    const error = await pending;
+    expect((error as Error).name).toBe('AbortError');
+    expect(isRedisUnavailable(error)).toBe(true);
+  } finally {
+    await killer.del('relay-errors-test:abort');
+    client.disconnect();
+    killer.disconnect();
+  }
 });
 
 test('a socket refused is told by its code; the same words in a message are not', async () => {

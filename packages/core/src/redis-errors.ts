@@ -5,7 +5,8 @@
  *   the server cannot take the command now: loading its data, a replica since a failover, no
  *   primary, a cluster without all its slots, too few replicas for a write, a script too long;
  * - a network failure (the system error code of the socket);
- * - ioredis giving up on a command: its MaxRetriesPerRequestError, or ClusterAllFailedError;
+ * - ioredis giving up on a command: its MaxRetriesPerRequestError, ClusterAllFailedError, or
+ *   AbortError (a pipeline's command sent, the connection lost before its reply);
  * - ioredis refusing a command with no connection. Those are plain Errors: the message is its
  *   only mark, so it is compared whole with ioredis's own two sentences, here and nowhere else.
  */
@@ -20,7 +21,7 @@ const NETWORK_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-const GAVE_UP = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+const GAVE_UP = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError', 'AbortError']);
 const NO_CONNECTION = new Set(['Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false"]);
 
 export function isRedisUnavailable(error: unknown): boolean {

@@ -13,4 +13,9 @@ export interface LifeDeps {
   schedulers: Record<QueueName, Scheduler>;
   queues: { [Q in QueueName]: RelayQueue<Q> };
   log: Logger;
+  /**
+   * Resolves once what this process wrote is on a Redis replica (@relay/core's createReplication);
+   * absent where there is nothing to wait for (a single Redis).
+   */
+  replicated?: () => Promise<void>;
 }

@@ -26,8 +26,25 @@ export function createEnds(deps: LifeDeps, running: Running) {
     (end) => notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
   ];
 
-  const tell = (end: JobEnd) => {
+  /**
+   * Whether an end whose replication could not be seen (the primary died mid-wait) is still in
+   * Redis now that it answers again (the new primary): one lost with the old primary is not told,
+   * its job runs again and ends again. Unreadable, it is told: told twice beats never told.
+   */
+  const survived = async (end: JobEnd) => ((await end.job.getState().catch(() => end.outcome)) as string) === end.outcome;
+
+  const tell = async (end: JobEnd) => {
     const failed = (error: Error) => deps.log.warn({ jobId: end.job.id, err: error.message }, 'a job-end subscriber failed');
+    // An end is told (to its waiting caller, its webhook, its batch) only once it, its charge and
+    // the paid answers before it are on a replica: one told is one a failover cannot take back.
+    const kept = await (deps.replicated?.().then(
+      () => true,
+      () => survived(end),
+    ) ?? true);
+    if (!kept) {
+      deps.log.warn({ jobId: end.job.id }, 'a job end lost with the old Redis primary: not told; the job runs again');
+      return;
+    }
     for (const subscriber of subscribers) {
       try {
         const done = subscriber(end);
@@ -46,9 +63,9 @@ export function createEnds(deps: LifeDeps, running: Running) {
     /** Hears the ends of the jobs these workers run. */
     watch(workers: Partial<RelayWorkers>) {
       const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
-        worker.on('completed', (job, result) => tell({ job, queue, outcome: 'completed', result } as JobEnd));
+        worker.on('completed', (job, result) => void tell({ job, queue, outcome: 'completed', result } as JobEnd));
         worker.on('failed', (job) => {
-          if (job?.finishedOn) tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
+          if (job?.finishedOn) void tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
         });
       };
       // every capability's, by the queue list: one added later is heard without a line here

@@ -18,6 +18,13 @@ export interface SentinelSet {
   primaryPort(): Promise<number>;
   /** Kills the primary (SIGKILL) and resolves once the sentinels name the replica in its place. */
   failOver(): Promise<{ from: number; to: number }>;
+  /**
+   * Cuts the replica off the primary (it can no longer authenticate to it) and resolves once the
+   * primary has no replica left: what the primary acknowledges from then on is on it alone, lost
+   * if it dies. The sentinels still promote the replica (its link down for seconds, not the
+   * minutes that would rule it out).
+   */
+  cutReplication(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -116,6 +123,21 @@ export async function startSentinelSet(name = 'relay'): Promise<SentinelSet> {
         'the sentinels to promote the replica',
       );
       return { from, to };
+    },
+    async cutReplication() {
+      const from = await primaryPort();
+      const [current, other] = primary.port === from ? [primary, replica] : [replica, primary];
+      const toPrimary = new Redis(current.url, { maxRetriesPerRequest: 1 });
+      const toReplica = new Redis(other.url, { maxRetriesPerRequest: 1 });
+      try {
+        // the primary has no password: a replica that sends one is refused at every reconnect
+        await toReplica.config('SET', 'masterauth', 'cut-off');
+        await toPrimary.client('KILL', 'TYPE', 'replica');
+        await waitFor(async () => /connected_slaves:0/.test(await toPrimary.info('replication')), 10_000, 'the replica cut off');
+      } finally {
+        toPrimary.disconnect();
+        toReplica.disconnect();
+      }
     },
     async close() {
       for (const client of clients) client.disconnect();

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request, Response } from 'express';
-import { AppError, currentTraceparent, type BlobStore, type Logger } from '@relay/core';
+import { AppError, currentTraceparent, type BlobStore, type Logger, type Replication } from '@relay/core';
 import type { Reservation } from '@relay/billing';
 import { newJobId, type JobKind, type JobMeta, type Lane, type QueueName, type RelayJob, type RequestWebhook } from '@relay/jobs';
 import type { CancelReason, JobLife } from '@relay/life';
@@ -23,6 +23,8 @@ export interface JobRequestDeps {
   /** Where stored answers (files) are read from. */
   store: BlobStore;
   idempotency: Idempotency;
+  /** Waits until what an answer depends on is on a Redis replica (behind Sentinel; at once otherwise). */
+  replication: Pick<Replication, 'replicated' | 'mustBeAbleToWait'>;
   /** This process's admissions in flight, bounded: a burst is admitted in order, not all at once. */
   gate: AdmissionGate;
   lifecycle: Lifecycle;
@@ -118,6 +120,7 @@ async function admit<P extends { meta: JobMeta }>(
   const caller = res.locals.caller!;
   const print = idemKey ? spec.fingerprint() : '';
   for (let attempt = 0; attempt < 3; attempt++) {
+    deps.replication.mustBeAbleToWait();
     const jobId = (attempt === 0 ? spec.jobId : undefined) ?? newJobId(route.kind);
     if (idemKey) {
       const claim = await deps.idempotency.claim(caller.accountId, idemKey, print, jobId);
@@ -128,10 +131,13 @@ async function admit<P extends { meta: JobMeta }>(
       }
       if (claim.kind === 'existing') {
         const job = await awaitClaimedJob(route, deps.idempotency, caller.accountId, idemKey, claim);
-        if (job) return { job, fresh: false };
-        continue;
+        if (!job) continue;
+        // the job read may be one its own request still waits to see replicated
+        await deps.replication.replicated();
+        return { job, fresh: false };
       }
     }
+    let admitted;
     try {
       // a caller who waits is served before 202 jobs and batch lines
       const lane: Lane = budgetMs > 0 ? 'interactive' : 'async';
@@ -161,7 +167,7 @@ async function admit<P extends { meta: JobMeta }>(
             pace: () => route.handle.turns.next(),
           }),
         );
-        return { job, fresh: true, wait };
+        admitted = { job, fresh: true, wait };
       } catch (error) {
         wait.cancel();
         throw error;
@@ -174,6 +180,14 @@ async function admit<P extends { meta: JobMeta }>(
           .catch((err: Error) => deps.log.warn({ jobId, err: err.message }, 'an Idempotency-Key stays claimed after a failed submit'));
       throw error;
     }
+    // Nothing is answered (202, a wait, a stream) before the job, its money and its key are on a
+    // replica: an answer names a job a failover cannot lose. Failing here (Redis away), the job
+    // stands and its key still names it: the 503's retry with the key finds it.
+    await deps.replication.replicated().catch((error: unknown) => {
+      admitted.wait.cancel();
+      throw error;
+    });
+    return admitted;
   }
   throw new AppError('unavailable', 'could not admit the request; retry shortly', { retryAfterMs: 1_000 });
 }
