@@ -13,13 +13,13 @@ import {
 import { createApp } from './app.js';
 import { createBilling } from '@relay/billing';
 import { createJobLife } from '@relay/life';
-import { createDoors } from '@relay/jobs';
+import { createDoors, perQueue } from '@relay/jobs';
 import { schedulerMetrics } from '@relay/scheduler';
 import { backfillAccountIndex } from './auth/account-index.js';
 import { createAccountsStore } from './auth/accounts.js';
 import type { ApiConfig } from './config.js';
 import { createLifecycle } from './jobs/lifecycle.js';
-import { closeQueues, openQueues } from './jobs/queues.js';
+import { closeQueues, openQueues, relayQueuesOf } from './jobs/queues.js';
 import { createTrafficRecorder, trafficGroups } from './stats/traffic.js';
 import { createTurns } from './http/pace.js';
 
@@ -56,7 +56,8 @@ export async function startApi(
     (queue, picks) => schedule?.observe(queue, picks),
     config.tuning.waitRecheckMs,
   );
-  schedule = schedulerMetrics(registry, { images: queues.images.scheduler, speech: queues.speech.scheduler });
+  const schedulers = perQueue((name) => queues[name].scheduler);
+  schedule = schedulerMetrics(registry, schedulers);
   const store = createBlobStore(config);
   const accounts = createAccountsStore(redis, config.REDIS_PREFIX);
   const billing = createBilling(redis, config.REDIS_PREFIX);
@@ -64,8 +65,8 @@ export async function startApi(
     redis,
     prefix: config.REDIS_PREFIX,
     billing,
-    schedulers: { images: queues.images.scheduler, speech: queues.speech.scheduler },
-    queues: { images: queues.images.queue, speech: queues.speech.queue },
+    schedulers,
+    queues: relayQueuesOf(queues),
     log,
   });
   const doors = createDoors(catalog);

@@ -14,7 +14,7 @@ import {
   startTracing,
 } from '@relay/core';
 import { createBilling } from '@relay/billing';
-import { announceJobEnd, bullPrefix, createDoors, createWebhookStore, type QueueName } from '@relay/jobs';
+import { announceJobEnd, bullPrefix, createDoors, createWebhookStore, perQueue, type QueueName } from '@relay/jobs';
 import { createJobLife, notifyPartial, partsWriter } from '@relay/life';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -30,7 +30,7 @@ import { createBucketWhenReachable } from './bucket.js';
 import { startRetention } from './retention.js';
 import { startWebhookDelivery } from './webhooks/deliver.js';
 import { startBatches } from './batches.js';
-import { schedulerFor, schedulerMetrics, type Scheduler } from '@relay/scheduler';
+import { schedulerFor, schedulerMetrics } from '@relay/scheduler';
 import { createWorkers, openWorkerQueues } from './workers.js';
 import { preloadSpeechEncoder } from '@relay/audio';
 
@@ -98,15 +98,12 @@ await runMain(async () => {
 
   const queues = openWorkerQueues(config.REDIS_URL, bullPrefix(config.REDIS_PREFIX), log);
   const schedule = schedulerMetrics(registry);
-  const schedulers = Object.fromEntries(
-    (Object.keys(queues) as QueueName[]).map((name) => [
-      name,
-      schedulerFor(redis, queues[name], config.REDIS_PREFIX, name, {
-        onDispatched: (picks) => schedule.observe(name, picks),
-        onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; trying again at the next tick'),
-      }),
-    ]),
-  ) as Record<QueueName, Scheduler>;
+  const schedulers = perQueue((name) =>
+    schedulerFor(redis, queues[name], config.REDIS_PREFIX, name, {
+      onDispatched: (picks) => schedule.observe(name, picks),
+      onError: (err) => log.warn({ err: err.message, queue: name }, 'dispatch failed; trying again at the next tick'),
+    }),
+  );
   // a job's life here: its begin, checkpoints, charge, and its end told to whoever subscribes
   // a job's end is told once it is on a replica (behind Sentinel)
   const replication = await createReplication(config.REDIS_URL, config.REDIS_PREFIX, log, registry);

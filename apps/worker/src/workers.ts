@@ -3,6 +3,7 @@ import { context } from '@opentelemetry/api';
 import { coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
 import {
+  CAPABILITIES,
   modelOf,
   openRelayQueues,
   QUEUE_STREAMS,
@@ -62,8 +63,6 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-const OPERATION: Record<QueueName, string> = { images: 'image_generation', speech: 'speech' };
-
 /**
  * One attempt of a job as a span in the trace its request began (the traceparent its meta
  * carries), with the time it waited for its turn before it as a span of its own: an operator
@@ -80,7 +79,7 @@ function traceAttempt<T>(job: MetaJob, queue: QueueName, model: string, run: () 
     return inSpan(
       `relay.job ${queue}`,
       {
-        'gen_ai.operation.name': OPERATION[queue],
+        'gen_ai.operation.name': CAPABILITIES[queue].operation,
         'gen_ai.request.model': model,
         'relay.job.id': job.id ?? '',
         'relay.account.id': meta.accountId,

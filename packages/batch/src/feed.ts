@@ -1,5 +1,5 @@
 import { AppError, formatMoney, getObject } from '@relay/core';
-import { jobOptions } from '@relay/jobs';
+import { JOB_META_VERSION, jobOptions } from '@relay/jobs';
 import { feedLineScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import { batchEndpoint, type BatchEndpoint } from './endpoints.js';
@@ -42,7 +42,7 @@ export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: Batc
   }
   if (parsed.kind === 'refused') return refuse(ctx, b, endpoint, no, jobId, parsed.customId, parsed.error);
   const { reservation, cost } = parsed.hold;
-  const meta = { requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
+  const meta = { v: JOB_META_VERSION, requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
   const fed = await ctx.life.feed({
     queue: endpoint.queue,
     name: endpoint.jobName,

@@ -1,10 +1,10 @@
-import { ownValue, type Catalog } from '@relay/core';
+import { CAPABILITIES, ownValue, VENDORS, type Catalog } from '@relay/core';
 import type { ChannelRecord } from './record.js';
 import type { ChannelKind } from './schema.js';
 
 /** The catalog's models an upstream kind serves, by public id. */
 function modelsOfKind(catalog: Catalog, kind: ChannelKind) {
-  const models: Record<string, { upstream: string; upstreamModel: string }> = kind === 'ark' ? catalog.imageModels : catalog.speechModels;
+  const models: Record<string, { upstream: string; upstreamModel: string }> = catalog[CAPABILITIES[VENDORS[kind].capability].models];
   return Object.entries(models).filter(([, m]) => ownValue(catalog.upstreams, m.upstream)?.protocol === kind);
 }
 

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { VENDOR_NAMES, VENDORS } from '@relay/core';
 
-/** The upstream protocols a channel can speak: Ark (images) and Gemini (speech). */
-export const CHANNEL_KINDS = ['ark', 'gemini'] as const;
+/** The upstream protocols a channel can speak: the vendors of @relay/core's table, each serving one capability. */
+export const CHANNEL_KINDS = VENDOR_NAMES;
+const KINDS_SAID = Object.entries(VENDORS)
+  .map(([vendor, { capability }]) => `"${vendor}" (${capability})`)
+  .join(' or ');
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
 /** Channel and capacity group names become parts of Redis keys: a closed alphabet, nothing else. */
@@ -32,7 +36,7 @@ const tunables = {
 export const channelCreateBody = z
   .strictObject({
     id: name('id'),
-    upstream: z.enum(CHANNEL_KINDS, { error: 'upstream must be "ark" (images) or "gemini" (speech)' }),
+    upstream: z.enum(CHANNEL_KINDS, { error: `upstream must be ${KINDS_SAID}` }),
     baseUrl: httpUrl,
     apiKey: z.string().min(1).max(4_096),
     models: modelMap

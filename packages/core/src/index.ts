@@ -18,6 +18,7 @@ export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './ops/tracing.js';
 export * from './own.js';
+export * from './capabilities.js';
 export * from './net/url-policy.js';
 export * from './net/listen.js';
 export * from './lua-command.js';

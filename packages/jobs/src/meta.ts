@@ -2,8 +2,16 @@ import { z } from 'zod';
 import { laneSchema } from './lanes.js';
 import { requestWebhookSchema } from './webhooks.js';
 
+/**
+ * The version of the meta written today. A job's stored record without it was queued before
+ * records were versioned (its door may be missing); meta-migration.ts is the one place that
+ * reads such a record as today's.
+ */
+export const JOB_META_VERSION = 1 as const;
+
 /** Who asked and when; carried by every job so worker logs and charges can name them. */
 export const jobMetaSchema = z.strictObject({
+  v: z.literal(JOB_META_VERSION).optional(),
   requestId: z.string(),
   accountId: z.string(),
   keyId: z.string(),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Step } from '@relay/core';
-import { LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
+import { CAPABILITIES, LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
 import type { z } from 'zod';
 import {
@@ -220,12 +220,6 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
 
 export type Scheduler = ReturnType<typeof createScheduler>;
 
-/**
- * A turn's credit per unit of weight, in each queue's cost units: one image (a set of 15 waits out
- * 15 turns), five seconds of audio.
- */
-export const QUANTUM: Record<QueueName, number> = { images: 1, speech: 5 };
-
 /** The scheduler of one of the relay's queues, keyed as every process keys it. */
 export const schedulerFor = (
   redis: Redis,
@@ -238,6 +232,6 @@ export const schedulerFor = (
     prefix: redisPrefix,
     bullPrefix: bullPrefix(redisPrefix),
     queueName: name,
-    quantum: QUANTUM[name],
+    quantum: CAPABILITIES[name].quantum,
     ...hooks,
   });

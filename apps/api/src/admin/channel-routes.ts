@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { AppError, parseOrThrow, type Catalog } from '@relay/core';
+import { AppError, CAPABILITIES, parseOrThrow, VENDORS, type Catalog } from '@relay/core';
 import { errorResponses } from '@relay/jobs';
 import {
   channelCreateBody,
@@ -54,7 +54,7 @@ export function channelRoutes(deps: ChannelRoutesDeps) {
     if (unknown.length)
       throw new AppError(
         'invalid_request',
-        `models: ${unknown.join(', ')} ${unknown.length === 1 ? 'is no' : 'are no'} ${upstream === 'ark' ? 'image' : 'speech'} model of the catalog`,
+        `models: ${unknown.join(', ')} ${unknown.length === 1 ? 'is no' : 'are no'} ${CAPABILITIES[VENDORS[upstream].capability].noun} model of the catalog`,
         { param: 'models' },
       );
   };

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { deleteObject, type BlobStore, type Logger, type UrlPolicy } from '@relay/core';
-import { isJobOf, newJobId, type Door, type ImageForm, type JobMeta, type QueueName } from '@relay/jobs';
+import { isJobOf, JOB_META_VERSION, newJobId, type Door, type ImageForm, type JobMeta, type QueueName } from '@relay/jobs';
 import type { AccountsStore } from '../auth/accounts.js';
 import { authenticate, GOOGLE_KEYS, OPENAI_KEYS } from '../auth/authenticate.js';
 import type { ApiConfig } from '../config.js';
@@ -96,6 +96,7 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
       prepare: (jobId) => {
         job.prepared = true;
         const meta: JobMeta = {
+          v: JOB_META_VERSION,
           requestId: res.locals.requestId,
           accountId: caller.accountId,
           keyId: caller.keyId,

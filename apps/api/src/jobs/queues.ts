@@ -1,12 +1,13 @@
 import { createRedis, type Logger } from '@relay/core';
 import {
+  QUEUE_NAMES,
   QUEUE_STREAMS,
-  QUEUES,
   bullPrefix,
   jobOptions,
   openRelayQueues,
   type QueueName,
   type RelayQueue,
+  type RelayQueues,
   type RetrySettings,
 } from '@relay/jobs';
 import type { Redis } from 'ioredis';
@@ -57,7 +58,7 @@ export async function openQueues(
   await inbox.start();
   const queues = openRelayQueues(() => ({ connection: producer, prefix, defaultJobOptions: jobOptions(retry), streams: QUEUE_STREAMS }));
   const entries = await Promise.all(
-    (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
+    QUEUE_NAMES.map(async (name) => {
       const queue: RelayQueue = queues[name];
       queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
       const scheduler = schedulerFor(producer, queue, redisPrefix, name, {
@@ -73,6 +74,11 @@ export async function openQueues(
   return Object.fromEntries(entries) as Queues;
 }
 
+/** Each capability's BullMQ queue, typed by its capability, as @relay/life takes them. */
+export const relayQueuesOf = (queues: Queues): RelayQueues => ({ images: queues.images.queue, speech: queues.speech.queue });
+
 export async function closeQueues(queues: Queues) {
-  await Promise.all([queues.images.inbox.stop(), ...Object.values(queues).map(({ queue }) => queue.close())]);
+  // one inbox serves every queue: stopped once
+  const [first] = Object.values(queues);
+  await Promise.all([first?.inbox.stop(), ...Object.values(queues).map(({ queue }) => queue.close())]);
 }

@@ -1,9 +1,7 @@
-import { every, type Catalog, type Logger } from '@relay/core';
+import { every, VENDORS, type Catalog, type Logger } from '@relay/core';
 import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, type KeySealer, type LimitSet } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
-import { ADAPTERS, QUEUE_OF, type ChannelAdapter } from '../upstreams/adapters.js';
-import type { ImageAdapter } from '../upstreams/images.js';
-import type { SpeechSynthesis } from '../upstreams/speech.js';
+import { ADAPTERS, type ChannelAdapter } from '../upstreams/adapters.js';
 import type { CallObserver } from '../metrics.js';
 
 /** A channel this worker can call: what it serves, its adapter, and the capacity a call takes. */
@@ -11,8 +9,8 @@ export interface LiveChannel {
   record: ChannelRecord;
   /** Public model id -> the vendor's id on this channel. */
   models: Record<string, string>;
-  images?: ImageAdapter;
-  speech?: SpeechSynthesis;
+  /** Its vendor's adapter, and the capability it serves. */
+  adapter: ChannelAdapter;
   candidate: Candidate;
 }
 
@@ -80,7 +78,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       if (record.disabled) continue;
       const apiKey = keyOf(record);
       if (apiKey === undefined) continue;
-      const queue = QUEUE_OF[record.upstream];
+      const queue = VENDORS[record.upstream].capability;
       const upstream = { baseUrl: record.baseUrl.replace(/\/+$/, ''), apiKey, timeoutMs: settings.timeoutMs(record) };
       const signature = JSON.stringify(upstream);
       let kept = adapters.get(record.id);
@@ -99,7 +97,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       out.push({
         record,
         models: servedModels(settings.catalog, record),
-        ...(made.capability === 'images' ? { images: made.adapter } : { speech: made.adapter }),
+        adapter: made,
         candidate: { id: record.id, tier: record.priority, weight: record.weight, sets },
       });
     }
@@ -124,7 +122,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
   return {
     /** The channels that serve `model` on `queue` now, enabled and callable. */
     serving(queue: QueueName, model: string): LiveChannel[] {
-      return live.filter((c) => QUEUE_OF[c.record.upstream] === queue && Object.hasOwn(c.models, model));
+      return live.filter((c) => c.adapter.capability === queue && Object.hasOwn(c.models, model));
     },
     /**
      * Calls the enabled channels of `queue` can take at once, all together (a capacity group
@@ -133,7 +131,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
     capacity(queue: QueueName): number {
       const counted = new Set<string>();
       let total = 0;
-      for (const c of live.filter((l) => QUEUE_OF[l.record.upstream] === queue)) {
+      for (const c of live.filter((l) => l.adapter.capability === queue)) {
         const [own, group] = c.candidate.sets;
         const limit = group?.name.startsWith('grp:') ? group : own!;
         if (limit.maxConcurrent === 0) return 0;

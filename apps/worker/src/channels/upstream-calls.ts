@@ -3,8 +3,7 @@ import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings,
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { errorClass, UpstreamError } from '../upstreams/upstream-error.js';
-import type { ImageAdapter } from '../upstreams/images.js';
-import type { SpeechSynthesis } from '../upstreams/speech.js';
+import type { Adapters } from '../upstreams/adapters.js';
 import type { WorkerMetrics } from '../metrics.js';
 import { channelCallLevel } from '../log-levels.js';
 import type { ChannelRegistry, LiveChannel } from './registry.js';
@@ -20,6 +19,13 @@ export interface UpstreamCallSettings {
   rateLimit: { defaultMs: number; maxMs: number };
   metrics: WorkerMetrics;
   log: Logger;
+}
+
+/** A channel's adapter for a job of `queue`: the registry serves a queue only the channels of its capability. */
+function adapterFor<Q extends QueueName>(channel: LiveChannel, queue: Q): Adapters[Q] {
+  if (channel.adapter.capability !== queue)
+    throw new Error(`channel ${channel.record.id} serves ${channel.adapter.capability}, not ${queue}`);
+  return channel.adapter.adapter as Adapters[Q];
 }
 
 const hostOf = (baseUrl: string) => (URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl);
@@ -156,10 +162,9 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   }
 
   return {
-    images: <T>(model: string, run: (upstream: ImageAdapter, vendorModel: string) => Promise<T>) =>
-      call('images', model, (c, vendorModel) => run(c.images!, vendorModel)),
-    speech: <T>(model: string, run: (upstream: SpeechSynthesis, vendorModel: string) => Promise<T>) =>
-      call('speech', model, (c, vendorModel) => run(c.speech!, vendorModel)),
+    /** A call for a job of `queue`, on a channel that serves `model`, with that capability's adapter. */
+    call: <Q extends QueueName, T>(queue: Q, model: string, run: (upstream: Adapters[Q], vendorModel: string) => Promise<T>) =>
+      call(queue, model, (c, vendorModel) => run(adapterFor(c, queue), vendorModel)),
   };
 }
 

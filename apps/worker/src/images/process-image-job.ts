@@ -161,7 +161,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       inputs ??= inputImagesOf(request, deps.store);
       const call = { request, model, inputs: await inputs };
       const { value, channel } = await unlessStopped(job, deps.life, () =>
-        deps.upstream.images(request.model, async (upstream, vendorModel) => {
+        deps.upstream.call('images', request.model, async (upstream, vendorModel) => {
           await begin();
           return upstream.generate({ ...call, vendorModel });
         }),

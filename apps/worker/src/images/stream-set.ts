@@ -55,7 +55,7 @@ export async function streamSet(job: RelayJob<'images'>, call: Omit<ImageCall, '
   if (saved.success && (saved.data.streamed.ended || saved.data.streamed.images.length > 0)) return broken(saved.data.streamed);
 
   const { value, channel } = await unlessStopped(job, deps.life, () =>
-    deps.upstream.images(call.request.model, async (upstream, vendorModel) => {
+    deps.upstream.call('images', call.request.model, async (upstream, vendorModel) => {
       await deps.begin();
       const set: Streamed = {
         images: [],

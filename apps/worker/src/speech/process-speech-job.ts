@@ -62,7 +62,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
         value: { value: speech, vendorModel },
         channel,
       } = await unlessStopped(job, deps.life, () =>
-        deps.upstream.speech(modelId, async (upstream, vendorModel) => {
+        deps.upstream.call('speech', modelId, async (upstream, vendorModel) => {
           await deps.life.begin(job);
           return vendorModels.call(modelId, model, vendorModel, (chosen) =>
             upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),

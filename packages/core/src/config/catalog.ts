@@ -5,6 +5,7 @@ import { defaultCatalog } from './catalog-default.js';
 import { ownValue } from '../own.js';
 import { MAX_MICRO_UNITS } from '../money/money.js';
 import { queueLimitsSchema, tuningSchema } from './tuning.js';
+import { CAPABILITIES, VENDOR_NAMES, VENDORS } from '../capabilities.js';
 
 /** A price in micro-units: an integer within the ceiling of every amount (money.ts). */
 const price = () =>
@@ -15,7 +16,8 @@ const price = () =>
     .max(MAX_MICRO_UNITS, `a price is at most ${MAX_MICRO_UNITS} micro-units (one billion units), the ceiling of every amount`);
 
 const upstreamSchema = z.strictObject({
-  protocol: z.enum(['ark', 'gemini']),
+  /** The vendor protocol it speaks (capabilities.ts's VENDORS), which decides the capability it serves. */
+  protocol: z.enum(VENDOR_NAMES),
   baseUrl: z.url(),
   /** Env var that overrides baseUrl, so pointing at another host needs no JSON edit. */
   baseUrlEnv: z.string().optional(),
@@ -140,14 +142,19 @@ export const catalogSchema = z
     console: z.strictObject({ simulatorUrl: z.url().optional(), demoKeyFile: z.string().optional() }).prefault({}),
   })
   .superRefine((catalog, ctx) => {
-    const sections: Array<[string, Record<string, { upstream: string }>]> = [
-      ['imageModels', catalog.imageModels],
-      ['speechModels', catalog.speechModels],
-    ];
-    for (const [section, models] of sections) {
+    // each capability's models are called through an upstream whose vendor serves that capability
+    for (const capability of Object.values(CAPABILITIES)) {
+      const models: Record<string, { upstream: string }> = catalog[capability.models];
       for (const [id, model] of Object.entries(models)) {
-        if (!ownValue(catalog.upstreams, model.upstream)) {
-          ctx.addIssue({ code: 'custom', path: [section, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
+        const upstream = ownValue(catalog.upstreams, model.upstream);
+        if (!upstream) {
+          ctx.addIssue({ code: 'custom', path: [capability.models, id, 'upstream'], message: `unknown upstream "${model.upstream}"` });
+        } else if (VENDORS[upstream.protocol].capability !== capability.id) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [capability.models, id, 'upstream'],
+            message: `upstream "${model.upstream}" speaks ${upstream.protocol}, which serves ${VENDORS[upstream.protocol].capability}, not ${capability.id}`,
+          });
         }
       }
     }

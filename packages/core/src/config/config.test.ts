@@ -104,3 +104,12 @@ test('a config file that only tunes keeps the built-in catalog; its knobs and li
   expect(() => loadCatalog({ RELAY_CONFIG: JSON.stringify({ tuning: { worker: { jobLockMs: 10 } } }) })).toThrow(/jobLockMs/);
   expect(() => loadCatalog({ RELAY_CONFIG: JSON.stringify({ tuning: { worker: { jobLockMS: 60_000 } } }) })).toThrow(/jobLockMS/);
 });
+
+test("a model is called through an upstream whose vendor serves the model's capability", () => {
+  const catalog = structuredClone(defaultCatalog) as { imageModels: Record<string, { upstream: string }> };
+  const [id] = Object.keys(catalog.imageModels);
+  catalog.imageModels[id!]!.upstream = 'gemini';
+  expect(() => loadCatalog({ RELAY_CONFIG: JSON.stringify(catalog) })).toThrow(
+    /upstream "gemini" speaks gemini, which serves speech, not images/,
+  );
+});

@@ -2,6 +2,7 @@ import { AppError, type Catalog } from '@relay/core';
 import type { JobMeta } from '../meta.js';
 import type { QueueName } from '../queues.js';
 import { CAPABILITIES } from './capabilities.js';
+import { doorOfStored } from '../meta-migration.js';
 import type { AnyDoor } from './door.js';
 import { geminiSpeechDoor } from './gemini-speech.js';
 import { interactionsSpeechDoor } from './interactions-speech.js';
@@ -24,16 +25,14 @@ export function createDoors(catalog: Catalog) {
   ];
   const byName = new Map(doors.map((door) => [door.name, door]));
   const batchEndpoints = doors.flatMap((door) => door.batch?.urls ?? []);
-  /** The door a capability's jobs are answered through when they name none (jobs queued before doors were named). */
-  const original: Record<QueueName, AnyDoor> = {
-    images: byName.get('openai.images.generations')!,
-    speech: byName.get('gemini.generateContent')!,
-  };
   return {
     all: doors,
     /** The door a job came in by (its meta.door), for answering it later in the same dialect. */
-    ofJob(queue: QueueName, meta: Pick<JobMeta, 'door'>): AnyDoor {
-      return (meta.door !== undefined ? byName.get(meta.door) : undefined) ?? original[queue];
+    ofJob(queue: QueueName, meta: Pick<JobMeta, 'v' | 'door'>): AnyDoor {
+      const name = doorOfStored(queue, meta);
+      const door = name === undefined ? undefined : byName.get(name);
+      if (!door) throw new AppError('internal', `job of ${queue} names no door this relay has (${name ?? 'none'})`);
+      return door;
     },
     /** Every endpoint a batch may name, from the doors that take batches. */
     batchEndpoints,
