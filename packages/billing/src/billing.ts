@@ -63,8 +63,10 @@ export interface Billing {
   /**
    * Called right before each upstream call: `begin` it may; `cancelled` it must not (the job was
    * cancelled before it began); `stopped` it must not either, its owner stopped the begun job.
+   * `tell`: a set of inboxes (streams) told in the same step that the call may begin (a 'started'
+   * notice, @relay/life's shape), for those following the job: no round trip of its own.
    */
-  begin(jobId: string): Promise<'begin' | 'cancelled' | 'stopped'>;
+  begin(jobId: string, tell?: { inboxes: string; maxLength: number }): Promise<'begin' | 'cancelled' | 'stopped'>;
   /** Stops a job whose upstream call began: no further call begins. False when it is not running. */
   stop(jobId: string): Promise<boolean>;
   /** Whether the owner asked a begun job to stop (read where no call begins, such as a wait for a cooling channel). */
@@ -203,7 +205,12 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       const { applied } = await close('cancel', accountId, jobId, 0, '');
       return { applied };
     },
-    begin: (jobId) => beginScript(redis, { reservation: keys.reservation(jobId) }, {}),
+    begin: (jobId, tell) =>
+      beginScript(
+        redis,
+        { reservation: keys.reservation(jobId), tell: tell?.inboxes ?? keys.reservation(jobId) },
+        { jobId: tell ? jobId : '', maxLength: tell?.maxLength ?? 0 },
+      ),
     stop: (jobId) => stopScript(redis, { reservation: keys.reservation(jobId) }, {}),
     stopping: async (jobId) => (await redis.hget(keys.reservation(jobId), 'stop')) === '1',
     openLongerThan: (olderThanMs, limit) => openLongerThanScript(redis, { open: keys.open }, { ageMs: olderThanMs, limit }),

@@ -49,8 +49,8 @@ export const carveScript = luaCommand({
 export const beginScript = luaCommand({
   name: 'billing.begin',
   lua: beginLua,
-  keys: ['reservation'],
-  args: [],
+  keys: ['reservation', 'tell'],
+  args: ['jobId', 'maxLength'],
   reply: z.literal([0, 1, 2]).transform((n) => (['cancelled', 'begin', 'stopped'] as const)[n]),
 });
 

@@ -13,7 +13,11 @@ import notifyLua from './lua/notify.lua';
 export const inboxKey = (prefix: string, processId: string) => `${prefix}:inbox:${processId}`;
 export const waiterSetKey = (prefix: string, jobId: string) => `${prefix}:job:${jobId}:waiters`;
 
-/** What a notice says: the job completed (with its result), failed for good (with its reason), was removed, delivered a part, or began its upstream call. */
+/**
+ * What a notice says: the job completed (with its result), failed for good (with its reason), was
+ * removed, delivered a part, or began its upstream call (told by @relay/billing's begin, in the
+ * same step, to the job's waiter set: those following its events).
+ */
 export type NoticeType = 'completed' | 'failed' | 'removed' | 'partial' | 'started';
 
 export interface Notice {
@@ -68,9 +72,4 @@ export async function notifyEnd(redis: ScriptHost, prefix: string, job: MetaJob,
 /** One image of a set, stored: the waiting caller (a stream) sends it on at once, and so do those following the job's events. */
 export async function notifyPartial(redis: ScriptHost, prefix: string, job: MetaJob, file: StoredFile) {
   await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inboxOf(job));
-}
-
-/** The job's upstream call began: told to those following its events (its waiter set), not to the caller that waits for its end. */
-export async function notifyStarted(redis: ScriptHost, prefix: string, jobId: string) {
-  await notifyWaiters(redis, prefix, { type: 'started', jobId, data: '' }, undefined);
 }

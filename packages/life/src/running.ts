@@ -2,7 +2,7 @@ import { inSpan, runSteps, valueOf } from '@relay/core';
 import { progressStep, type QueueName, type MetaJob } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
-import { notifyStarted } from './notices.js';
+import { INBOX_MAX_LENGTH, waiterSetKey } from './notices.js';
 
 const queueOf = (job: MetaJob) => job.queueName as QueueName;
 
@@ -37,10 +37,10 @@ export function createRunning(deps: LifeDeps) {
         await deps.billing.cancel(job.id!);
         throw cancelledByError('deadline');
       }
-      const begun = await deps.billing.begin(job.id!);
+      // those following its events (its waiter set) hear it began in the same step
+      const begun = await deps.billing.begin(job.id!, { inboxes: waiterSetKey(deps.prefix, job.id!), maxLength: INBOX_MAX_LENGTH });
       if (begun === 'cancelled') throw cancelledError();
       if (begun === 'stopped') throw stoppedError();
-      notifyStarted(deps.redis, deps.prefix, job.id!).catch(failed(job.id, 'could not tell that the job began'));
     },
 
     /** Whether its owner stopped the job: read while it waits with no call to begin (every channel cooling). */

@@ -5,12 +5,14 @@
 -- open set; a batch's hold is not, its batch releases it).
 -- Returns {status, balance, reserved}: 1 reserved, 2 the job had a reservation already, 0 the
 -- balance is short, -1 no such account.
-if redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+-- An account has its balance field (the account's existence is asked only when it has not).
+local balance = redis.call('HGET', KEYS[1], 'balance')
+if not balance and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+balance = tonumber(balance or '0')
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {2, tonumber(redis.call('HGET', KEYS[1], 'balance') or '0'), tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
+  return {2, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
 end
 local amount = tonumber(ARGV[1])
-local balance = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
 if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', 0 - amount)
 local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)

@@ -35,15 +35,15 @@ if lat then lat = math.floor(lat * 0.8 + latency * 0.2) else lat = latency end
 local windowMs = tonumber(ARGV[8])
 local span = math.max(1, math.floor(windowMs / 6))
 local bucket = math.floor(now / span)
-redis.call('HSET', hk, 'lat', lat, 'span', span)
+-- the latency and span go with the step's other fields of the health hash, in one HSET
 local state = h[1] or 'closed'
 if outcome == 'limited' then
   local untilMs = math.max(tonumber(h[3] or '0') or 0, now + tonumber(ARGV[7]))
-  redis.call('HSET', hk, 'state', 'open', 'until', untilMs, 'why', 'limited')
+  redis.call('HSET', hk, 'lat', lat, 'span', span, 'state', 'open', 'until', untilMs, 'why', 'limited')
   return 'open'
 end
 if outcome == 'exhausted' then
-  redis.call('HSET', hk, 'state', 'open', 'until', now + tonumber(ARGV[7]), 'why', 'exhausted', 'reason', ARGV[12])
+  redis.call('HSET', hk, 'lat', lat, 'span', span, 'state', 'open', 'until', now + tonumber(ARGV[7]), 'why', 'exhausted', 'reason', ARGV[12])
   return 'exhausted'
 end
 -- the probe after a 429 pause that fails counts like any failure of a closed channel: only
@@ -59,8 +59,9 @@ local run = 0
 if outcome == 'fail' then
   redis.call('HINCRBY', wk, bucket .. ':f', 1)
   run = redis.call('HINCRBY', hk, 'run', 1)
+  redis.call('HSET', hk, 'lat', lat, 'span', span)
 else
-  redis.call('HSET', hk, 'run', 0)
+  redis.call('HSET', hk, 'lat', lat, 'span', span, 'run', 0)
 end
 local fields = redis.call('HGETALL', wk)
 local calls, failures = 0, 0

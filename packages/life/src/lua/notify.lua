@@ -5,6 +5,7 @@
 -- every inbox shares the prefix's hash tag with the waiter set (one slot).
 local sent = {}
 local targets = redis.call('SMEMBERS', KEYS[1])
+local members = #targets
 if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
 for _, inbox in ipairs(targets) do
   if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
@@ -12,5 +13,6 @@ for _, inbox in ipairs(targets) do
     redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
   end
 end
-if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) end
+-- (a set without members is no key: nothing to drop)
+if ARGV[4] == '1' and members > 0 then redis.call('DEL', KEYS[1]) end
 return 0

@@ -4,9 +4,11 @@
 -- 2: add it to BullMQ waiting, not parked); otherwise it is enqueued (1), or was already (0).
 -- Saves a dispatch and a promotion per job whenever the upstream keeps up, which is most of the time.
 local A, jobId, lane, account, cost = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-if redis.call('HEXISTS', S .. ':jobs', jobId) == 1 or redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
+local pending = redis.call('HLEN', S .. ':jobs')
+if pending > 0 and redis.call('HEXISTS', S .. ':jobs', jobId) == 1 then return 0 end
+if redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
 local now = nowMs()
-if redis.call('HLEN', S .. ':jobs') == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
+if pending == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
   local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
   if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
     redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)

@@ -14,7 +14,7 @@ local now = nowMs()
 -- how long it held its place (entries written before that was kept have no start: -1)
 local held = f[4] and (now - tonumber(f[4])) or -1
 redis.call('ZADD', S .. ':recent', now, jobId .. ' ' .. f[2] .. ' ' .. held)
+-- kept to the last 200 by count only: its reader (snapshot.lua) takes the last minute by score
 redis.call('ZREMRANGEBYRANK', S .. ':recent', 0, -201)
-redis.call('ZREMRANGEBYSCORE', S .. ':recent', '-inf', now - 60000)
 if redis.call('HLEN', S .. ':jobs') > 0 then return 2 end
 return 1
