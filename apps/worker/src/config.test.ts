@@ -1,11 +1,11 @@
 import { expect, test } from 'vitest';
-import { ConfigError } from '@relay/core';
+import { ConfigError, perQueue } from '@relay/core';
 import { loadWorkerConfig } from './config.js';
 
 test("every capability gets its limits from the config file's queues, the defaults where it names none", () => {
   const config = loadWorkerConfig({ RELAY_CONFIG: JSON.stringify({ queues: { speech: { maxPerMinute: 60, dispatchWindow: 4 } } }) });
   expect(config.queues).toEqual({
-    images: { maxConcurrent: 0, maxPerMinute: 0 },
+    ...perQueue(() => ({ maxConcurrent: 0, maxPerMinute: 0 })),
     speech: { maxConcurrent: 0, maxPerMinute: 60, dispatchWindow: 4 },
   });
   expect(config.WORKER_CONCURRENCY).toBe(256);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CONTENT_TYPE } from '@relay/audio/formats';
-import { CAPABILITIES, type JobKind } from './doors/capabilities.js';
+import { CAPABILITIES, type JobKind, type QueueName } from './doors/capabilities.js';
 
 /**
  * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
@@ -10,15 +10,19 @@ import { CAPABILITIES, type JobKind } from './doors/capabilities.js';
  */
 
 /**
- * The Content-Type a stored file is served with, by its extension: the image formats the vendors
- * make (the worker names a result by its bytes), the speech formats of @relay/audio.
+ * The files each capability stores, by extension, with the Content-Type they are served with: the
+ * image formats the vendors make (the worker names a result by its bytes), the speech formats of
+ * @relay/audio. Keyed by capability, so a new one must say what it stores.
  */
-export const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  ...CONTENT_TYPE,
+const FILE_TYPES: { readonly [Q in QueueName]: Readonly<Record<string, string>> } = {
+  images: { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' },
+  speech: CONTENT_TYPE,
 };
+
+/** The Content-Type a stored file is served with, by its extension. */
+export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(FILE_TYPES).flatMap((types) => Object.entries(types)),
+);
 
 /** Job ids of every capability (its kind, the prefix), whatever comes next. */
 const JOB_ID_PATTERN = `(?:${Object.values(CAPABILITIES)

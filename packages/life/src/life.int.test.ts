@@ -4,6 +4,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import { AppError, createLogger, decodeFailure } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
 import {
+  perQueue,
   QUEUES,
   bullPrefix,
   openRelayQueues,
@@ -39,10 +40,7 @@ beforeEach(async () => {
   prefix = uniqueName('life');
   const connection = new Redis(handle.url, { maxRetriesPerRequest: null });
   queues = openRelayQueues(() => ({ connection, prefix: bullPrefix(prefix) }));
-  schedulers = {
-    images: schedulerFor(redis, queues.images, prefix, 'images'),
-    speech: schedulerFor(redis, queues.speech, prefix, 'speech'),
-  };
+  schedulers = perQueue((name) => schedulerFor(redis, queues[name], prefix, name));
   life = createJobLife({ redis, prefix, billing: billing(), schedulers, queues, log });
   await redis.hset(`${prefix}:account:acct`, { balance: 1_000 });
   // one live worker running one job at a time: the window has room for one

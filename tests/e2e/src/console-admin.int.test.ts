@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
+import { QUEUE_NAMES } from '@relay/core';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -175,7 +176,7 @@ test('queue counts and the catalog', async () => {
   };
   const queues = (await get<Queues>('/stats/queues')).body;
   expect(queues.dashboard).toBe('/admin/queues');
-  expect(queues.queues.map((q) => q.name).sort()).toEqual(['images', 'speech']);
+  expect(queues.queues.map((q) => q.name).sort()).toEqual([...QUEUE_NAMES].sort());
   expect(Object.keys(queues.queues[0]!.counts).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'prioritized', 'waiting']);
   expect(queues.queues.find((q) => q.name === 'images')!.counts.completed).toBeGreaterThanOrEqual(1);
   const catalog = (

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { QUEUE_NAMES } from '@relay/core';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -48,7 +49,7 @@ test('the queue dashboard sits behind the admin token, and a browser is asked fo
   expect(await page.text()).toContain('<html');
   const api = await fetch(`${stack.url}/admin/queues/api/queues`, { headers: { authorization: `Bearer ${stack.adminToken}` } });
   const queues = (await api.json()) as { queues: Array<{ name: string }> };
-  expect(queues.queues.map((q) => q.name).sort()).toEqual(['images', 'speech']);
+  expect(queues.queues.map((q) => q.name).sort()).toEqual([...QUEUE_NAMES].sort());
 });
 
 test('/readyz reports each dependency', async () => {

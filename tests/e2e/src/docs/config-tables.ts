@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { apiEnvSchema } from '@relay/api';
-import { catalogSchema, loadCatalog, queueLimitsSchema } from '@relay/core';
+import { CAPABILITIES, catalogSchema, loadCatalog, queueLimitsSchema } from '@relay/core';
 import { embeddedEnvSchema } from '@relay/embedded/config';
 import { simulatorEnvSchema } from '@relay/simulator';
 import { workerEnvSchema } from '@relay/worker';
@@ -63,7 +63,7 @@ export function relayVariables(): Set<string> {
 export const FILE_SECTION = 'The config file';
 
 /** The parts of the file that are the catalog, described in a list of their own rather than tables. */
-export const CATALOG_PARTS = ['upstreams', 'imageModels', 'speechModels'];
+export const CATALOG_PARTS: string[] = ['upstreams', ...Object.values(CAPABILITIES).map((c) => c.models)];
 
 interface ObjectSchema {
   shape: Record<string, unknown>;
