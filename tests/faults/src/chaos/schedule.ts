@@ -44,7 +44,7 @@ export interface Schedule {
  * Steps a minute of schedule holds: what a two-core machine gets through in about a minute, with
  * the gaps below. The clock never decides anything: a slower machine takes longer over the same steps.
  */
-export const STEPS_PER_MINUTE = 8;
+export const STEPS_PER_MINUTE = 12;
 
 const ACTIONS = {
   mix: 1,
