@@ -69,21 +69,14 @@ const linksOf = (body: LineBody) => [
   ...(body.candidates ?? []).flatMap((c) => c.content.parts.flatMap((p) => (p.fileData ? [p.fileData.fileUri] : []))),
 ];
 
-/**
- * Every batch ends; a completed one accounts for each of its lines once (in its output or its
- * error file); the job of every line answered 200 is settled once. Returns the problems, and the
- * ids of the lines' jobs, and the file links of those delivered (a line's job answers no GET
- * /v1/jobs: its answer is the line).
- */
-export async function batchProblems(base: string, runs: BatchRun[], settlements: Map<string, number>) {
+/** Waits for every batch to end and reads the lines of its output and error files; a batch that never ends is a problem. */
+export async function endedBatches(base: string, runs: BatchRun[]) {
   const problems: string[] = [];
-  const delivered: Deliveries = new Map();
-  const jobs = new Set<string>();
+  const batches: Array<{ run: BatchRun; status: string; lines: OutputLine[] }> = [];
   for (const run of runs) {
     const openai = client(base, run.account.key);
-    let batch;
     try {
-      batch = await waitFor(
+      const batch = await waitFor(
         async () => {
           const b = await openai.batches.retrieve(run.id);
           return ENDED.includes(b.status) ? b : undefined;
@@ -91,22 +84,36 @@ export async function batchProblems(base: string, runs: BatchRun[], settlements:
         120_000,
         `batch ${run.id} to end`,
       );
+      const read = async (fileId: string | null | undefined) =>
+        fileId
+          ? (await (await openai.files.content(fileId)).text())
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as OutputLine)
+          : [];
+      batches.push({ run, status: batch.status, lines: [...(await read(batch.output_file_id)), ...(await read(batch.error_file_id))] });
     } catch (error) {
       problems.push((error as Error).message);
-      continue;
     }
-    const read = async (fileId: string | null | undefined) =>
-      fileId
-        ? (await (await openai.files.content(fileId)).text())
-            .trim()
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as OutputLine)
-        : [];
-    const lines = [...(await read(batch.output_file_id)), ...(await read(batch.error_file_id))];
+  }
+  return { problems, batches };
+}
+
+/**
+ * A completed batch accounts for each of its lines once (in its output or its error file); the
+ * job of every line answered 200 is settled once. Returns the problems, the ids of the lines'
+ * jobs, and the file links of those delivered (a line's job answers no GET /v1/jobs: its answer
+ * is the line).
+ */
+export function batchProblems(batches: Awaited<ReturnType<typeof endedBatches>>['batches'], settlements: Map<string, number>) {
+  const problems: string[] = [];
+  const delivered: Deliveries = new Map();
+  const jobs = new Set<string>();
+  for (const { run, status, lines } of batches) {
     const ids = lines.map((l) => l.custom_id);
     if (new Set(ids).size !== ids.length) problems.push(`batch ${run.id}: a line appears twice in its files`);
-    if (batch.status === 'completed' && ids.length !== run.lines)
+    if (status === 'completed' && ids.length !== run.lines)
       problems.push(`batch ${run.id}: completed with ${ids.length} of its ${run.lines} lines in its files`);
     for (const line of lines) {
       if (line.response) jobs.add(line.response.request_id);

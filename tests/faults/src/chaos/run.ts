@@ -1,6 +1,6 @@
 import { startStack } from '@relay/e2e';
 import { entriesByJob, fullLedger, moneyProblems, unfinishedJobs, type Deliveries } from '../invariants.js';
-import { batchProblems, type BatchRun } from './batches.js';
+import { batchProblems, endedBatches, type BatchRun } from './batches.js';
 import { paidResultProblems, redisProblems } from './checks.js';
 import { Cluster } from './cluster.js';
 import { KNOBS } from './knobs.js';
@@ -79,7 +79,7 @@ export async function runChaos(seed: number, minutes: number, log: (line: string
         await traffic.answers.more(step.gap);
         traffic.step = index;
         log(`step ${index + 1} at answer ${traffic.answers.count}: ${describeStep(step)}`);
-        await withDeadline(act({ stack, cluster, traffic, accounts, batches }, index, step.action), STEP_DEADLINE_MS);
+        await withDeadline(act({ stack, cluster, traffic, accounts, batches, log }, index, step.action), STEP_DEADLINE_MS);
       } catch (error) {
         throw new ChaosFailure(schedule, index, [`the step failed: ${error instanceof Error ? error.message : String(error)}`]);
       }
@@ -125,12 +125,16 @@ async function check(
   // every accepted job ends; nothing is left waiting or running
   fail(await unfinishedJobs(stack, traffic.accepted.keys()));
 
-  // every batch ends, each line accounted for once, each delivered line settled once
+  // every batch ends (its lines are fed a few at a time: the queues drain before it does)
+  const ended = await endedBatches(stack.url, batches);
+  fail(ended.problems);
+
+  // each line accounted for once, each delivered line settled once
   const ledgers = new Map(await Promise.all(accounts.map(async (a) => [a, await fullLedger(stack, a.accountId)] as const)));
   const settlements = new Map<string, number>();
   for (const ledger of ledgers.values())
     for (const [jobId, entries] of entriesByJob(ledger)) settlements.set(jobId, entries.filter((e) => e.type === 'settle').length);
-  const lines = await batchProblems(stack.url, batches, settlements);
+  const lines = batchProblems(ended.batches, settlements);
   fail(lines.problems);
 
   // every charged job gives its result back (a batch line's in its output file), and the files it links are served

@@ -12,6 +12,8 @@ export interface Run {
   traffic: Traffic;
   accounts: Account[];
   batches: BatchRun[];
+  /** Where a step says how far it got: a step stuck midway shows where. */
+  log: (line: string) => void;
 }
 
 /**
@@ -40,11 +42,13 @@ export async function act(run: Run, index: number, action: Action): Promise<void
     case 'redis-outage': {
       const server = action.do === 'store-outage' ? stack.s3 : stack.redis;
       await server.stop();
+      run.log(`  stopped at answer ${traffic.answers.count}`);
       try {
         await traffic.answers.more(action.answers);
       } finally {
         await server.start!();
       }
+      run.log(`  started again at answer ${traffic.answers.count}`);
       return;
     }
     case 'failover':
