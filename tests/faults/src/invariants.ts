@@ -112,7 +112,7 @@ export function entriesByJob(ledger: LedgerEntry[]): Map<string, LedgerEntry[]> 
  * Money: every reservation closed once (those of requests whose api died between reserving and
  * queueing by the sweeper); the ledger sums to the balance and its charges to what was spent; a
  * job is reserved once and then settled or released, never both (a batch line, whose money its
- * batch reserved, is settled once or not at all); a job a client was given files of was settled,
+ * batch reserved, is only settled or released); a job a client was given files of was settled,
  * an image job charged for exactly the images delivered.
  */
 export async function moneyProblems(
@@ -136,7 +136,8 @@ export async function moneyProblems(
   if (charged !== spent) problems.push(`${accountId}: the ledger's charges sum to ${charged}, spent is ${spent}`);
   for (const [jobId, entries] of entriesByJob(ledger)) {
     const types = entries.map((e) => e.type).sort();
-    const expected = batchLines.has(jobId) ? ['settle'] : types.includes('settle') ? ['reserve', 'settle'] : ['release', 'reserve'];
+    const closed = types.includes('settle') ? 'settle' : 'release';
+    const expected = batchLines.has(jobId) ? [closed] : [closed, 'reserve'].sort();
     if (types.join() !== expected.join()) problems.push(`job ${jobId}: ledger entries ${types.join(', ')}`);
     const files = delivered.get(jobId);
     if (!files) continue;
