@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { AppProcess } from '@relay/testkit';
 import { postJson, startStack, type Stack } from '@relay/e2e';
 import { SPEECH_PATH, speechBody } from './helpers.js';
+import { KNOBS } from './knobs.js';
 import {
   ACCEPTABLE_STATUSES,
   recordDelivery,
@@ -20,23 +21,8 @@ import {
  * 500, every accepted job finished, every delivered file fetchable, and money exact.
  */
 let stack: Stack;
-// short locks, deadlines and grace periods, so every recovery happens within the test
-const locks = {
-  JOB_LOCK_MS: '1500',
-  STALLED_CHECK_MS: '500',
-  UPSTREAM_TIMEOUT_MS: '3000',
-  STORE_RETRY_MS: '1000',
-  RESERVATION_GRACE_MS: '5000',
-  RESERVATION_SWEEP_MS: '500',
-};
 beforeAll(async () => {
-  stack = await startStack({
-    ownRedis: true,
-    ownS3: true,
-    worker: locks,
-    simulator: { SIM_LATENCY_MS: '40' },
-    api: { WAIT_TIMEOUT_MS: '15000' },
-  });
+  stack = await startStack({ ownRedis: true, ownS3: true, ...KNOBS });
 }, 60_000);
 afterAll(async () => stack?.close());
 
@@ -119,7 +105,7 @@ test('soak: faults under mixed load, then no 500, no lost job, files fetchable, 
       { type: 'error', api: 'speech', status: 503, times: 2 },
     ]);
     await afterAnswers(from + 60);
-    const worker = await stack.spawn('worker', locks);
+    const worker = await stack.spawn('worker', KNOBS.worker);
     await stack.worker.stop('SIGKILL');
     stack.worker = worker;
     await afterAnswers(from + 90);

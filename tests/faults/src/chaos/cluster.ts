@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppProcess } from '@relay/testkit';
 import type { Stack } from '@relay/e2e';
-import { KNOBS } from './knobs.js';
+import { KNOBS } from '../knobs.js';
 
 /**
  * The relay's processes a chaos run kills, restarts and pauses: two workers and a second api

@@ -3,7 +3,7 @@ import { entriesByJob, fullLedger, moneyProblems, unfinishedJobs, type Deliverie
 import { batchProblems, endedBatches, type BatchRun } from './batches.js';
 import { paidResultProblems, redisProblems } from './checks.js';
 import { Cluster } from './cluster.js';
-import { KNOBS } from './knobs.js';
+import { KNOBS } from '../knobs.js';
 import { describeStep, drawSchedule, formatSchedule, type Schedule } from './schedule.js';
 import { act } from './steps.js';
 import { Traffic, type Account } from './traffic.js';

@@ -1,7 +1,7 @@
 /**
- * Every timing knob a chaos run sets, in one place: short locks, deadlines and grace periods, so
- * each recovery (a stalled job taken over, a cooled channel, an abandoned reservation swept)
- * happens within a run of a minute instead of the defaults' tens of minutes.
+ * Every timing knob the soak and the chaos runs set, in one place: short locks, deadlines and
+ * grace periods, so each recovery (a stalled job taken over, a cooled channel, an abandoned
+ * reservation swept) happens within a run of a minute instead of the defaults' tens of minutes.
  */
 export const KNOBS = {
   worker: {
