@@ -83,13 +83,7 @@ export async function runChaos(seed: number, minutes: number, log: (line: string
       } catch (error) {
         throw new ChaosFailure(schedule, index, [`the step failed: ${error instanceof Error ? error.message : String(error)}`]);
       }
-      const [first] = traffic.oddities;
-      if (first)
-        throw new ChaosFailure(
-          schedule,
-          first.step,
-          traffic.oddities.map((o) => o.what),
-        );
+      throwOddities(schedule, traffic);
     }
     await traffic.stop();
     return await check(schedule, stack, traffic, accounts, batches);
@@ -99,6 +93,17 @@ export async function runChaos(seed: number, minutes: number, log: (line: string
     cluster?.resumeAll();
     await stack.close();
   }
+}
+
+/** Answers a client could not act on fail the run at the step in force when the first came. */
+function throwOddities(schedule: Schedule, traffic: Traffic) {
+  const [first] = traffic.oddities;
+  if (first)
+    throw new ChaosFailure(
+      schedule,
+      first.step,
+      traffic.oddities.map((o) => o.what),
+    );
 }
 
 /** The invariants, once the schedule is over and the clients have stopped. */
@@ -115,12 +120,7 @@ async function check(
     const steps = problems.map(stepOfJob).filter((s) => s !== undefined);
     throw new ChaosFailure(schedule, steps.length ? Math.min(...steps) : undefined, problems);
   };
-  if (traffic.oddities.length)
-    throw new ChaosFailure(
-      schedule,
-      traffic.oddities[0]!.step,
-      traffic.oddities.map((o) => o.what),
-    );
+  throwOddities(schedule, traffic);
 
   // every accepted job ends; nothing is left waiting or running
   fail(await unfinishedJobs(stack, traffic.accepted.keys()));
