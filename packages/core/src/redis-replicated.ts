@@ -42,7 +42,7 @@ const nothingToWait: Replication = { replicated: () => Promise.resolve(), mustBe
  * shard of the relay's hash tag; its failover is not covered, as the guarantees say).
  *
  * WAIT counts the writes of the connection it is sent on, and the relay writes on several (its
- * own, BullMQ's). So a round writes once on a connection of its own (INCR) and WAITs there: the
+ * own, BullMQ's). So a round writes once on a connection of its own (a SET that expires) and WAITs there: the
  * replication stream is one ordered log, so a replica that has the round's write has every write
  * acknowledged before it was sent, whatever connection made it. Rounds are shared (group commit):
  * one in flight, and the callers that come meanwhile share the next one, so a burst costs two
@@ -64,7 +64,8 @@ export async function createReplication(url: string, prefix: string, log: Logger
   async function round(): Promise<number> {
     const replies = await redis
       .pipeline([
-        ['incr', key],
+        // a write of its own, which the replica must have; it expires, so nothing stays behind
+        ['set', key, '1', 'PX', '60000'],
         ['wait', '1', String(REPLICATION_BOUND_MS)],
       ])
       .exec();

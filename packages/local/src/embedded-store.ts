@@ -144,8 +144,14 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
       server = starting;
     },
     async stop() {
-      await server?.close();
+      const running = server;
       server = undefined;
+      if (!running) return;
+      const closed = running.close();
+      // a store that stops drops what it was serving, as a crashed or unplugged one does: close()
+      // alone waits for every request in flight, as long as a stalled client keeps one open
+      running.httpServer?.closeAllConnections();
+      await closed;
     },
     async close() {
       await handle.stop();

@@ -1,5 +1,7 @@
 // @20minutes/s3rver ships no types: what the embedded store uses of it.
 declare module '@20minutes/s3rver' {
+  import type { Server } from 'node:http';
+
   interface S3rverOptions {
     address?: string;
     port?: number;
@@ -31,6 +33,8 @@ declare module '@20minutes/s3rver' {
     store: { getResourcePath(bucket: string, key: string | undefined, resource: string): string };
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
+    /** The HTTP server, once running. */
+    httpServer?: Server;
   }
 }
 

@@ -3,6 +3,12 @@ import { postJson, type Stack } from '@relay/e2e';
 
 export const IMAGE = { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse' };
 
+export const SPEECH_PATH = '/v1beta/models/vendor-2.5-flash-preview-tts:generateContent';
+export const speechBody = (text: string) => ({
+  contents: [{ parts: [{ text }] }],
+  generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+});
+
 export const generate = (stack: Stack, key: string, body: unknown = IMAGE, headers: Record<string, string> = {}, base = stack.url) =>
   postJson(`${base}/v1/images/generations`, body, key, headers);
 
