@@ -67,12 +67,13 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     authFailures,
     /** Records each answer under its route pattern (never the raw path: ids would explode the labels). */
     middleware(req: Request, res: Response, next: NextFunction) {
-      const end = duration.startTimer();
+      // a number, not startTimer's closures and hrtime pair: every waiting request keeps this until it is answered
+      const started = performance.now();
       res.on('finish', () => {
         const path = (req.route as { path?: unknown } | undefined)?.path;
         const route = typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched';
         requests.inc({ route, method: req.method, status: res.statusCode });
-        end({ route, method: req.method });
+        duration.observe({ route, method: req.method }, (performance.now() - started) / 1000);
       });
       next();
     },

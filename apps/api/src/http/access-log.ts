@@ -4,6 +4,8 @@ import type { Logger } from '@relay/core';
 /** One line per request: method, path (no query: it may hold ?key=), status, duration. */
 export function accessLog(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // a line nobody keeps (a level above info) holds no listener on each waiting request
+    if (!log.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
