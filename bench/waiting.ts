@@ -15,7 +15,7 @@ export async function waitingCallers(stack: BenchStack, requests: number) {
   // workers enough to take every job at once: what is measured is the api holding them all
   const workerConcurrency = Math.min(requests, 5_000);
   const worker = await stack.start('worker', { WORKER_CONCURRENCY: String(workerConcurrency) });
-  const api = await stack.start('api');
+  const api = await stack.start('api', {}, process.env.BENCH_API_NODE_ARGS?.split(' ') ?? []);
   try {
     const key = await benchKey(api);
     const rssMiB = () => rssOf(api.child.pid!);
