@@ -45,7 +45,14 @@ export interface BenchStack {
   redis: LocalRedis;
   start(app: 'api' | 'worker', env?: Record<string, string>, nodeArgs?: string[]): Promise<AppProcess>;
   simConfig(config: Record<string, number>): Promise<void>;
-  simStats(): Promise<{ busyMs: number; firstCallAt: number; lastAnswerAt: number; maxInflight: number; statuses: Record<string, number> }>;
+  simStats(): Promise<{
+    busyMs: number;
+    firstCallAt: number;
+    lastAnswerAt: number;
+    inflight: number;
+    maxInflight: number;
+    statuses: Record<string, number>;
+  }>;
   close(): Promise<void>;
 }
 

@@ -68,8 +68,8 @@ try {
   await stack.simConfig({ SIM_MAX_CONCURRENT: 0, SIM_LATENCY_MS: 60_000 });
   const idle = await snapshotOf(api.child.pid!, 1);
   const answers = Array.from({ length: WAITING }, () => send().catch(() => undefined));
-  // all admitted and waiting well before the upstream answers
-  await sleep(15_000);
+  // every request admitted, dispatched and at the vendor (which holds each a minute): all of them waiting
+  while ((await stack.simStats()).inflight < WAITING) await sleep(500);
   const loaded = await snapshotOf(api.child.pid!, 2);
   const rows = [...loaded].map(([kind, { count, bytes }]) => {
     const was = idle.get(kind) ?? { count: 0, bytes: 0 };

@@ -25,3 +25,6 @@ export const KNOBS = {
   api: { WAIT_TIMEOUT_MS: '15000', SHUTDOWN_GRACE_MS: '5000' },
   simulator: { SIM_LATENCY_MS: '40' },
 } as const;
+
+/** The failover tests' locks: a job whose worker lost its lock in the failover is taken over in seconds. */
+export const FAILOVER_TUNING = { worker: { jobLockMs: 3_000, stalledCheckMs: 1_000 } } satisfies TuningInput;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
 import { startStack, type Stack } from '@relay/e2e';
+import { FAILOVER_TUNING } from './knobs.js';
 import { IMAGE, finalAnswer, generate, settlementsPerJob, untilSimHolding } from './helpers.js';
 
 /**
@@ -16,10 +17,8 @@ import { IMAGE, finalAnswer, generate, settlementsPerJob, untilSimHolding } from
  * kills a primary whose replica was cut off).
  */
 let stack: Stack;
-// short locks: a job whose worker lost its lock in the failover is taken over in seconds
-const tuning = { worker: { jobLockMs: 3_000, stalledCheckMs: 1_000 } };
 beforeAll(async () => {
-  stack = await startStack({ sentinel: true, tuning });
+  stack = await startStack({ sentinel: true, tuning: FAILOVER_TUNING });
 }, 120_000);
 afterAll(async () => stack?.close());
 

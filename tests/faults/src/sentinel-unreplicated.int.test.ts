@@ -3,6 +3,7 @@ import type { LedgerEntry } from '@relay/billing';
 import { parseFileId } from '@relay/jobs';
 import { waitFor } from '@relay/testkit';
 import { startStack, type Stack } from '@relay/e2e';
+import { FAILOVER_TUNING } from './knobs.js';
 import { IMAGE, finalAnswer, generate, untilSimHolding } from './helpers.js';
 
 /**
@@ -15,10 +16,8 @@ import { IMAGE, finalAnswer, generate, untilSimHolding } from './helpers.js';
  * no Idempotency-Key runs twice, and the money is exact to the unit.
  */
 let stack: Stack;
-// short locks: a job whose worker lost its lock in the failover is taken over in seconds
-const tuning = { worker: { jobLockMs: 3_000, stalledCheckMs: 1_000 } };
 beforeAll(async () => {
-  stack = await startStack({ sentinel: true, tuning });
+  stack = await startStack({ sentinel: true, tuning: FAILOVER_TUNING });
 }, 120_000);
 afterAll(async () => stack?.close());
 
