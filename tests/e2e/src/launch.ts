@@ -24,6 +24,20 @@ export function processesOf(dataDir: string): number[] {
     .map(Number);
 }
 
+/** True once none of the data directory's processes is left; otherwise throws naming them, so a wait that times out says which. */
+export function noneLeft(dataDir: string): true {
+  const left = processesOf(dataDir);
+  if (left.length === 0) return true;
+  const named = left.map((pid) => {
+    try {
+      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim()}`;
+    } catch {
+      return String(pid);
+    }
+  });
+  throw new Error(`still running: ${named.join('; ')}`);
+}
+
 /**
  * `npm start`'s launcher with a data directory, ports and a Redis prefix of its own; `env`
  * overrides. Every port its processes bind is moved (the api's, the simulator's, the embedded
@@ -62,7 +76,7 @@ export async function launch(redisUrl: string, env: Record<string, string> = {})
     async remove() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-      await waitFor(() => processesOf(dataDir).length === 0, 30_000, `npm start's processes gone (${dataDir})`);
+      await waitFor(() => noneLeft(dataDir), 30_000, `npm start's processes gone (${dataDir})`);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

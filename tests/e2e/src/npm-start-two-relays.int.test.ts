@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { startRedis, waitFor } from '@relay/testkit';
-import { launch, processesOf } from './launch.js';
+import { launch, noneLeft } from './launch.js';
 
 /**
  * Issue 34: a second `npm start` (another checkout or data folder, other ports) on the Redis the
@@ -69,7 +69,7 @@ async function speak(run: Run, dataDir = run.dataDir) {
 async function stop(run: Run, dataDir = run.dataDir) {
   run.child.kill('SIGTERM');
   await run.exited;
-  await waitFor(() => processesOf(dataDir).length === 0, 30_000, `npm start's processes gone (${dataDir})`);
+  await waitFor(() => noneLeft(dataDir), 30_000, `npm start's processes gone (${dataDir})`);
 }
 
 test('two relays on one Redis with no REDIS_PREFIX each keep their channels; a restart keeps its prefix and key; a REDIS_PREFIX in use is refused', async () => {
@@ -125,7 +125,7 @@ test('two data folders an earlier npm start used (both under "relay"): the first
   const runs: Run[] = [];
   onTestFinished(async () => {
     for (const run of runs.reverse()) await run.remove();
-    await waitFor(() => folders.every((dir) => processesOf(dir).length === 0), 30_000, 'both relays gone');
+    await waitFor(() => folders.every((dir) => noneLeft(dir)), 30_000, 'both relays gone');
     for (const dir of folders) rmSync(dir, { recursive: true, force: true });
   });
   for (const dir of folders)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ListObjectsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { freePort, portAnswers, startRedis, waitFor } from '@relay/testkit';
-import { launch, processesOf } from './launch.js';
+import { launch, noneLeft, processesOf } from './launch.js';
 
 /** `npm start` (apps/embedded) as a newcomer runs it (launch.ts). */
 const redis = await startRedis();
@@ -34,7 +34,7 @@ test.each(PORTS)(
       );
       expect(run.output()).not.toMatch(/Unhandled 'error' event|\n\s+at /);
       // whatever had started (the store, the simulator, the worker) is stopped: no process, no port left
-      await waitFor(() => processesOf(run.dataDir).length === 0, 15_000, 'no process left behind');
+      await waitFor(() => noneLeft(run.dataDir), 15_000, 'no process left behind');
       for (const [name, port] of Object.entries(run.ports)) if (name !== variable) expect(await portAnswers(port), name).toBe(false);
       expect(existsSync(join(run.dataDir, 'relay.json'))).toBe(false);
     } finally {
@@ -100,10 +100,13 @@ test('ADMIN_TOKEN= (empty) means unset; the token is kept in the data dir; killi
   const file = await fetch(data[0]!.url);
   expect(file.status).toBe(200);
   expect(file.headers.get('content-type')).toMatch(/^image\//);
+  // read whole, as a client does: a body left unread holds its connection open, and the api's
+  // graceful shutdown rightly waits its grace period for a response still being written
+  expect((await file.arrayBuffer()).byteLength).toBe(Number(file.headers.get('content-length')));
 
   // not even a chance to clean up: the children notice their parent is gone and stop themselves
   run.child.kill('SIGKILL');
   await run.exited;
-  await waitFor(() => processesOf(run.dataDir).length === 0, 30_000, 'children gone with their parent');
+  await waitFor(() => noneLeft(run.dataDir), 30_000, 'children gone with their parent');
   expect(await portAnswers(run.ports.PORT)).toBe(false);
 }, 120_000);
