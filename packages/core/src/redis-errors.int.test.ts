@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { freePort, startRedis, waitFor, type RedisHandle } from '@relay/testkit';
 import { isRedisUnavailable } from './redis-errors.js';
@@ -65,6 +65,23 @@ test("ioredis's own refusals: a closed connection, no connection and no offline 
   expect((spent as Error).name).toBe('MaxRetriesPerRequestError');
   expect(isRedisUnavailable(spent)).toBe(true);
   patient.disconnect();
+});
+
+test("ioredis's refusals for a Redis Cluster it cannot reach: not ready with no offline queue, no startup node", async () => {
+  const nowhere = [{ host: '127.0.0.1', port: await freePort() }];
+  const failFast = new Cluster(nowhere, { enableOfflineQueue: false, lazyConnect: true, clusterRetryStrategy: () => null });
+  failFast.on('error', () => undefined);
+  const notReady = await rejection(failFast.get('k'));
+  expect((notReady as Error).message).toMatch(/^Cluster isn't ready/);
+  expect(isRedisUnavailable(notReady)).toBe(true);
+  failFast.disconnect();
+
+  const queued = new Cluster(nowhere, { clusterRetryStrategy: () => null });
+  queued.on('error', () => undefined);
+  const noNode = await rejection(queued.get('k'));
+  expect((noNode as Error).message).toBe('None of startup nodes is available');
+  expect(isRedisUnavailable(noNode)).toBe(true);
+  queued.disconnect();
 });
 
 test('a pipeline whose connection is lost before its replies: AbortError, so unavailable', async () => {

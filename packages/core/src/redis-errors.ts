@@ -7,8 +7,9 @@
  * - a network failure (the system error code of the socket);
  * - ioredis giving up on a command: its MaxRetriesPerRequestError, ClusterAllFailedError, or
  *   AbortError (a pipeline's command sent, the connection lost before its reply);
- * - ioredis refusing a command with no connection. Those are plain Errors: the message is its
- *   only mark, so it is compared whole with ioredis's own two sentences, here and nowhere else.
+ * - ioredis refusing a command with no connection, to one Redis or to a Cluster. Those are plain
+ *   Errors: the message is their only mark, so it is compared whole with ioredis's own sentences,
+ *   here and nowhere else.
  */
 const UNAVAILABLE_REPLIES = new Set(['LOADING', 'READONLY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN', 'NOREPLICAS', 'BUSY']);
 const NETWORK_CODES = new Set([
@@ -22,7 +23,13 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 const GAVE_UP = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError', 'AbortError']);
-const NO_CONNECTION = new Set(['Connection is closed.', "Stream isn't writeable and enableOfflineQueue options is false"]);
+const NO_CONNECTION = new Set([
+  'Connection is closed.',
+  "Stream isn't writeable and enableOfflineQueue options is false",
+  "Cluster isn't ready and enableOfflineQueue options is false",
+  'Cluster is disconnected.',
+  'None of startup nodes is available',
+]);
 
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,3 +1,4 @@
+import { isInterruption } from '@relay/core';
 import { QUEUES, type QueueName, type RelayJob, type RelayWorker, type RelayWorkers, type Result } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { notifyEnd } from './notices.js';
@@ -11,6 +12,9 @@ export type JobEnd = {
 }[QueueName];
 
 export type EndSubscriber = (end: JobEnd) => unknown;
+
+/** How many more runs a charged job BullMQ gave up on for stalling gets before its failure is told. */
+const OWED_RERUNS = 3;
 
 /**
  * The one place that decides a job has ended, and tells everyone who cares: its money (a job
@@ -55,6 +59,35 @@ export function createEnds(deps: LifeDeps, running: Running) {
     }
   };
 
+  /**
+   * A job BullMQ gave up on because the workers running it kept stopping is owed its result, not a
+   * refund, once it was charged: its worker stored and settled it, then died before BullMQ heard
+   * (a Redis failover cost the worker its lock, then the worker was killed: chaos seed 29 found
+   * it answered "nothing was charged"). Run again, it ends with its result and its second settle
+   * charges nothing (an image job answers from its checkpoint; speech asks the vendor again). A
+   * few such runs at most: one that still stalls after them is told as failed.
+   */
+  const owedItsResult = async (job: RelayJob<QueueName>, maxStalledCount: number) =>
+    isInterruption(job.failedReason) &&
+    job.stalledCounter <= maxStalledCount + OWED_RERUNS &&
+    (await deps.billing.reservationState(job.id!).catch(() => undefined)) === 'settled';
+
+  const failedForGood = async (end: JobEnd & { outcome: 'failed' }, maxStalledCount: number) => {
+    if (await owedItsResult(end.job, maxStalledCount)) {
+      try {
+        await end.job.retry('failed');
+        deps.log.warn(
+          { jobId: end.job.id, stalled: end.job.stalledCounter },
+          'a charged job given up on for stalling runs again for its result',
+        );
+        return;
+      } catch (error) {
+        deps.log.error({ jobId: end.job.id, err: (error as Error).message }, 'a charged job given up on for stalling could not run again');
+      }
+    }
+    await tell(end);
+  };
+
   return {
     /** `subscriber` is told of every job that ends in this process's workers. */
     onEnded(subscriber: EndSubscriber) {
@@ -65,7 +98,11 @@ export function createEnds(deps: LifeDeps, running: Running) {
       const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
         worker.on('completed', (job, result) => void tell({ job, queue, outcome: 'completed', result } as JobEnd));
         worker.on('failed', (job) => {
-          if (job?.finishedOn) void tell({ job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd);
+          if (job?.finishedOn)
+            void failedForGood(
+              { job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd & { outcome: 'failed' },
+              worker.opts.maxStalledCount ?? 1,
+            );
         });
       };
       // every capability's, by the queue list: one added later is heard without a line here

@@ -229,6 +229,55 @@ describe('running and ending', () => {
     expect(await balance()).toBe(960);
   });
 
+  test.each([
+    { charged: true, told: 'completed', runs: 1, balance: 960 },
+    { charged: false, told: 'failed', runs: 0, balance: 1_000 },
+  ])('a job BullMQ gives up on for stalling (charged: $charged) is told $told: a charged one runs again for its result', async (c) => {
+    const ends: Array<{ outcome: string; jobId?: string }> = [];
+    life.onEnded((end) => ends.push({ outcome: end.outcome, jobId: end.job.id }));
+    const r = reservation();
+    await admit(r);
+    // a worker takes the job, stores and charges it, and dies before BullMQ hears it finished: fetched
+    // by hand, its lock is never renewed (chaos seed 29: a Redis failover, then a worker killed)
+    const dying = new Worker(QUEUES.images, null, {
+      connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
+      prefix: bullPrefix(prefix),
+      lockDuration: 300,
+    });
+    const taken = await dying.getNextJob('dying');
+    expect(taken.id).toBe(r.jobId);
+    await life.begin(taken);
+    if (c.charged) await life.settle(taken, { accountId: 'acct', amount: 40, units: '1 images' });
+    // the next worker gives up on it at once (no stall allowed) and would answer it failed
+    let runs = 0;
+    const worker = new Worker(
+      QUEUES.images,
+      async (j: Job) => {
+        runs += 1;
+        await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' });
+        return { ok: true };
+      },
+      {
+        connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
+        prefix: bullPrefix(prefix),
+        maxStalledCount: 0,
+        stalledInterval: 200,
+      },
+    );
+    life.watch({ images: worker as unknown as RelayWorker<'images'> });
+    try {
+      await waitFor(() => ends.length > 0, 20_000, 'the job to end');
+      expect(ends).toEqual([{ outcome: c.told, jobId: r.jobId }]);
+      expect(runs).toBe(c.runs);
+      expect(await (await queues.images.getJob(r.jobId))?.getState()).toBe(c.told);
+      // charged once, or given back
+      await waitFor(async () => (await balance()) === c.balance, 10_000, 'the balance settled');
+    } finally {
+      await worker.close();
+      await dying.close();
+    }
+  });
+
   test('a job told of only when it failed for good, with its money back; its retries are not its end', async () => {
     let attempts = 0;
     const { job, ends } = await runOne(async () => {

@@ -13,7 +13,6 @@ const MIN_SAMPLE = 5;
 
 interface Keys {
   S: string;
-  B: string;
   A: string;
 }
 

@@ -29,7 +29,6 @@ beforeEach(async () => {
   dispatched = [];
   scheduler = createScheduler(redis, queue, {
     prefix,
-    bullPrefix: `${prefix}:bull`,
     queueName: 'images',
     quantum: 1,
     onDispatched: (p) => dispatched.push(...p),

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Step } from '@relay/core';
-import { CAPABILITIES, LANES, bullPrefix, type Lane, type QueueName } from '@relay/jobs';
+import { CAPABILITIES, LANES, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
 import type { z } from 'zod';
 import {
@@ -43,8 +43,6 @@ export type Dispatched = z.output<typeof dispatchedSchema>;
 export interface SchedulerSettings {
   /** REDIS_PREFIX: every key lives under it (one hash tag on Redis Cluster). */
   prefix: string;
-  /** BullMQ's key prefix for the queue's own keys, `{prefix}:bull`. */
-  bullPrefix: string;
   queueName: string;
   /** Credit per turn and unit of weight, in the queue's cost units (1 image, 1 s of audio...). */
   quantum: number;
@@ -73,7 +71,6 @@ const ROOM_HINT_MS = 1_000;
  */
 export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerSettings) {
   const S = `${settings.prefix}:sched:${settings.queueName}`;
-  const B = `${settings.bullPrefix}:${settings.queueName}`;
   const A = `${settings.prefix}:account:`;
   const lanes = LANES.join(' ');
   // every script's one declared key: a cluster client sends it to the schedule's slot
@@ -143,7 +140,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   }
 
   return {
-    keys: { S, B, A },
+    keys: { S, A },
 
     /**
      * The last job this process admitted went straight to the workers (nothing pending, room in
@@ -173,8 +170,7 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
     dispatch,
 
     /** Where a pending job (or one about to be enqueued: no jobId) stands, and when it should start. */
-    estimate: (lane: Lane, accountId: string, jobId?: string) =>
-      estimateStart(redis, { S, B, A }, settings.quantum, lane, accountId, jobId),
+    estimate: (lane: Lane, accountId: string, jobId?: string) => estimateStart(redis, { S, A }, settings.quantum, lane, accountId, jobId),
 
     /** dispatch() for callers that do not wait: failures are reported, never thrown. */
     nudge() {
@@ -230,7 +226,6 @@ export const schedulerFor = (
 ) =>
   createScheduler(redis, queue, {
     prefix: redisPrefix,
-    bullPrefix: bullPrefix(redisPrefix),
     queueName: name,
     quantum: CAPABILITIES[name].quantum,
     ...hooks,

@@ -32,9 +32,12 @@ export function encodeFailure(error: AppError): string {
  */
 const INTERRUPTED = ['job stalled more than allowable limit', 'job started more than allowable limit'];
 
+/** Whether BullMQ gave a job up because the workers running it kept stopping, not for anything the job did. */
+export const isInterruption = (reason: string | undefined) => reason !== undefined && INTERRUPTED.includes(reason);
+
 /** An encoded AppError, BullMQ's own reasons as 503s; anything else is a bug (500). */
 export function decodeFailure(reason: string | undefined): AppError {
-  if (reason !== undefined && INTERRUPTED.includes(reason)) {
+  if (isInterruption(reason)) {
     return new AppError(
       'unavailable',
       'the job was interrupted: the workers running it stopped before it finished; nothing was charged, try again',
