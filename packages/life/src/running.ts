@@ -1,4 +1,4 @@
-import { inSpan, runSteps, valueOf } from '@relay/core';
+import { inSpan, runStep, runSteps, valueOf } from '@relay/core';
 import { progressStep, type QueueName, type MetaJob } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
@@ -73,10 +73,24 @@ export function createRunning(deps: LifeDeps) {
         .catch(failed(job.id, 'could not free a place in the schedule; the job end will'));
     },
 
-    /** Charges what was delivered (never more than was held) and gives the rest back: a span of the job's trace. */
-    settle: (job: MetaJob, charge: { accountId: string; amount: number; units: string; channel?: string }) =>
+    /**
+     * Charges what was delivered (never more than was held) and gives the rest back: a span of the
+     * job's trace. `checkpoint`: what the job keeps so a later run answers without paying again,
+     * written just before the charge in the same round trip.
+     */
+    settle: (job: MetaJob, charge: { accountId: string; amount: number; units: string; channel?: string }, checkpoint?: object) =>
       inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {
-        const settled = await deps.billing.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
+        const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
+        let settled: Awaited<ReturnType<typeof deps.billing.settle>>;
+        if (checkpoint) {
+          const [written, charged] = await runSteps(deps.redis, [progressStep(job, checkpoint), settle]);
+          settled = valueOf(charged);
+          // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
+          if (written.ok) job.progress = checkpoint;
+          else failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
+        } else {
+          settled = await runStep(deps.redis, settle);
+        }
         span.setAttribute('relay.charged', settled.charged);
         return settled;
       }),

@@ -20,11 +20,12 @@ import { audioFile } from './audio-file.js';
 import { createVendorModels } from './vendor-model.js';
 import { liveSpeech } from './live-speech.js';
 import { unlessStopped } from '../stopping.js';
+import { readSpeechCheckpoint, speechCheckpointOf, type SpeechCheckpoint } from './checkpoint.js';
 import type { SynthesizedSpeech } from '../upstreams/speech.js';
 
 export interface SpeechJobDeps {
   catalog: Catalog;
-  /** Its begin, calls over (the next job takes its place while this one stores) and charge. */
+  /** Its begin, calls over (the next job takes its place while this one stores) and charge (with its checkpoint). */
   life: Pick<JobLife, 'begin' | 'stopping' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model. */
@@ -50,6 +51,17 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     const model = ownValue(deps.catalog.speechModels, modelId);
     if (!model) throw new AppError('invalid_request', `model ${modelId} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
+
+    // charged for the clip stored, once: a second settle of the same job changes nothing
+    const settle = async ({ result, charge }: SpeechCheckpoint['stored'], checkpoint?: SpeechCheckpoint) => {
+      const { charged, applied } = await deps.life.settle(job, { accountId: meta.accountId, ...charge }, checkpoint);
+      if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
+      log.info({ durationMs: result.durationMs, bytes: result.file.bytes, charged, channel: charge.channel }, 'speech stored');
+      return result;
+    };
+    // stored by an earlier run whose worker stopped before BullMQ heard it finished: answered from it
+    const stored = readSpeechCheckpoint(job.progress);
+    if (stored) return settle(stored);
 
     // each run of the job is a take of its own: a waiter that heard an earlier one knows this one starts over
     const writer = streamed ? deps.parts(job, randomBytes(6).toString('hex')) : undefined;
@@ -93,25 +105,25 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     } catch (cause) {
       throw storeError('the audio', cause);
     }
-    const { durationMs } = audio;
-    const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
-    const { charged, applied } = await deps.life.settle(job, {
-      accountId: meta.accountId,
-      amount: speechCost(model, promptTokenCount, candidatesTokenCount),
-      units: `in:${promptTokenCount},out:${candidatesTokenCount}`,
-      channel,
-    });
-    if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
     deps.metrics.bytesStored.inc({ queue: SPEECH.id }, audio.bytes.length);
-    log.info({ durationMs, bytes: audio.bytes.length, format: audio.extension, charged, channel, vendorModel }, 'speech stored');
-    return {
-      file: { index: 0, fileId: fileIdOf(job.id!, 0, audio.extension), bytes: audio.bytes.length, contentType: audio.contentType },
-      mimeType: speech.mimeType,
-      sampleRate,
-      durationMs,
-      finishReason: speech.finishReason,
-      usageMetadata: speech.usageMetadata,
-      responseId: speech.responseId,
-    };
+    const { promptTokenCount, candidatesTokenCount } = speech.usageMetadata;
+    const done = speechCheckpointOf({
+      result: {
+        file: { index: 0, fileId: fileIdOf(job.id!, 0, audio.extension), bytes: audio.bytes.length, contentType: audio.contentType },
+        mimeType: speech.mimeType,
+        sampleRate,
+        durationMs: audio.durationMs,
+        finishReason: speech.finishReason,
+        usageMetadata: speech.usageMetadata,
+        responseId: speech.responseId,
+      },
+      charge: {
+        amount: speechCost(model, promptTokenCount, candidatesTokenCount),
+        units: `in:${promptTokenCount},out:${candidatesTokenCount}`,
+        channel,
+      },
+    });
+    // the clip is paid for and stored: kept with its charge, a run after this one answers it without the vendor
+    return settle(done.stored, done);
   };
 }
