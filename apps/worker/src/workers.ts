@@ -4,7 +4,7 @@ import { coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, t
 import type { JobLife } from '@relay/life';
 import {
   CAPABILITIES,
-  modelOf,
+  modelOfStored,
   openRelayQueues,
   QUEUE_STREAMS,
   QUEUES,
@@ -97,7 +97,7 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
     QUEUES[name],
     async (job, token) => {
       const { metrics } = settings;
-      const model = modelOf(name, job.data);
+      const model = modelOfStored(name, job.data);
       if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
       const timer = metrics.jobDuration.startTimer({ queue: name, model });
       try {

@@ -33,10 +33,12 @@ export const perQueue = <T>(make: <Q extends QueueName>(queue: Q) => T): Record<
 
 /**
  * One value per queue whose type follows the queue (`M[Q]`: a queue typed by its payload, a
- * worker by its processor), built by `make` for each. The one place such a table is assembled
- * from its entries: `make` is checked to give each queue its own type.
+ * worker by its processor), built by `make` for each; write `make` generic in the queue, so its
+ * body is checked for any one. This is the one place such a table is assembled from its entries:
+ * TypeScript cannot carry a generic function's per-queue type into a record (it checks each entry
+ * against the union of them), so the entries are taken as the table's type here.
  */
-export const byQueue = <M extends { [Q in QueueName]: unknown }>(make: <Q extends QueueName>(queue: Q) => M[Q]): M =>
+export const byQueue = <M extends { [Q in QueueName]: unknown }>(make: (queue: QueueName) => M[QueueName]): M =>
   Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, make(queue)])) as M;
 
 /**
