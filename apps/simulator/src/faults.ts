@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
+import { QUEUE_NAMES, type QueueName } from '@relay/core';
 
-const api = z.enum(['images', 'speech']);
+/** The capability whose vendor API a fault applies to (every capability's fake vendor takes the generic ones). */
+const api = z.enum(QUEUE_NAMES as [QueueName, ...QueueName[]]);
 const times = z.number().int().min(1).default(1);
 /** A value Node will put in a header: printable ASCII. */
 const headerValue = z.string().regex(/^[\x20-\x7e]+$/, 'printable ASCII');

@@ -1,11 +1,14 @@
 import { createServer, type Server } from 'node:http';
-import { listenOn } from '@relay/core';
+import { listenOn, type Vendor } from '@relay/core';
 import type { SimulatorConfig } from './config.js';
 import { createSimulator, type Simulator } from './app.js';
+import { SIM_VENDORS } from './vendors.js';
 
 export interface RunningSimulator extends Simulator {
   server: Server;
   url: string;
+  /** The base URL a channel of `vendor` is given to call this simulator's fake of it. */
+  baseUrl(vendor: Vendor): string;
   close(): Promise<void>;
 }
 
@@ -20,6 +23,7 @@ export async function startSimulator(config: SimulatorConfig): Promise<RunningSi
     ...sim,
     server,
     url,
+    baseUrl: (vendor) => `${url}${SIM_VENDORS[vendor].base}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

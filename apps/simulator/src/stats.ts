@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { perQueue, type QueueName } from '@relay/core';
 
 /**
  * How an Ark stream ended: completed (`completed` and [DONE] sent), failed (an injected `error`
@@ -10,7 +11,8 @@ const noStreams = (): Record<StreamEnd | 'opened', number> => ({ opened: 0, comp
 
 /** One call as the simulator saw it: when it came, when its answer left (or it was hung up), its status (0: none sent). */
 export interface SimCall {
-  api: 'images' | 'speech';
+  /** The capability whose vendor API was called. */
+  api: QueueName;
   startedAt: number;
   endedAt: number;
   status: number;
@@ -30,7 +32,8 @@ const CALLS_KEPT = 1_000;
 
 /** What the simulator saw, so tests can check what reached the upstream. */
 export class SimStats {
-  requests = { images: 0, speech: 0 };
+  /** Calls that reached each capability's vendor API. */
+  requests = perQueue(() => 0);
   streams = noStreams();
   /** 'stream-end' (StreamEnd) as each stream ends: in-process tests wait on it instead of polling. */
   readonly events = new EventEmitter();
@@ -86,7 +89,7 @@ export class SimStats {
   }
 
   reset() {
-    this.requests = { images: 0, speech: 0 };
+    this.requests = perQueue(() => 0);
     this.streams = noStreams();
     this.statuses = {};
     this.maxInflight = this.inflight;

@@ -1,5 +1,6 @@
 import {
   announceReady,
+  byQueue,
   createBlobStore,
   createLogger,
   createMetricsRegistry,
@@ -18,8 +19,6 @@ import { announceJobEnd, bullPrefix, createDoors, createWebhookStore, perQueue, 
 import { createJobLife, notifyPartial, partsWriter } from '@relay/life';
 import { loadWorkerConfig } from './config.js';
 import { createWorkerMetrics } from './metrics.js';
-import { createImageProcessor } from './images/process-image-job.js';
-import { createSpeechProcessor } from './speech/process-speech-job.js';
 import { createChannelStore, createKeySealer } from '@relay/channels';
 import { startChannelRegistry } from './channels/registry.js';
 import { createUpstreamCalls } from './channels/upstream-calls.js';
@@ -31,8 +30,9 @@ import { startRetention } from './retention.js';
 import { startWebhookDelivery } from './webhooks/deliver.js';
 import { startBatches } from './batches.js';
 import { schedulerFor, schedulerMetrics } from '@relay/scheduler';
-import { createWorkers, openWorkerQueues } from './workers.js';
-import { preloadSpeechEncoder } from '@relay/audio';
+import { createWorkers, openWorkerQueues, type Processors, type QueueSetup } from './workers.js';
+import { channelAdapter, WORKER_CAPABILITIES } from './capabilities.js';
+import type { CapabilityDeps } from './capability.js';
 
 await runMain(async () => {
   const config = loadWorkerConfig();
@@ -56,7 +56,7 @@ await runMain(async () => {
     store: () => isStoreReachable(store),
   });
 
-  const storeRetry = (queue: string) => ({
+  const storeRetry = (queue: QueueName) => ({
     deadlineMs: config.tuning.storeRetryMs,
     onRetry: (error: unknown) => {
       metrics.storeRetries.inc({ queue });
@@ -73,6 +73,7 @@ await runMain(async () => {
     timeoutMs: (channel) => channel.timeoutMs ?? config.tuning.upstreamTimeoutMs ?? 180_000,
     pools: config.queues,
     refreshMs: config.tuning.channelRefreshMs,
+    adapterOf: channelAdapter,
     observe,
     onLoaded: (version) => metrics.channelsVersion.set(version),
     log,
@@ -108,58 +109,42 @@ await runMain(async () => {
   // a job's end is told once it is on a replica (behind Sentinel)
   const replication = await createReplication(config.REDIS_URL, config.REDIS_PREFIX, log, registry);
   const life = createJobLife({ redis, prefix: config.REDIS_PREFIX, billing, schedulers, queues, log, replicated: replication.replicated });
-  const running = createWorkers(
-    {
-      images: {
-        concurrency: config.WORKER_CONCURRENCY,
-        process: createImageProcessor({
-          catalog,
-          life,
-          metrics,
-          upstream,
-          store,
-          copyLimits: {
-            maxBytes: config.tuning.resultMaxBytes,
-            timeoutMs: config.tuning.resultDownloadTimeoutMs,
-            retry: storeRetry('images'),
-            urls: parseUrlPolicy(config.URL_ALLOWLIST),
-          },
-          partial: (job, file) => notifyPartial(redis, config.REDIS_PREFIX, job, file),
-          log,
-        }),
-      },
-      speech: {
-        concurrency: config.WORKER_CONCURRENCY,
-        process: createSpeechProcessor({
-          catalog,
-          life,
-          metrics,
-          upstream,
-          store,
-          storeRetry: storeRetry('speech'),
-          parts: (job, take) => partsWriter(redis, config.REDIS_PREFIX, job, take),
-          log,
-        }),
-      },
-    },
-    {
-      redisUrl: config.REDIS_URL,
-      prefix: bullPrefix(config.REDIS_PREFIX),
-      lockMs: config.tuning.jobLockMs,
-      stalledCheckMs: config.tuning.stalledCheckMs,
-      maxStalledCount: config.tuning.maxStalledCount,
-      rateLimit,
-      waitMaxMs: config.tuning.upstreamWaitMaxMs,
-      life,
-      metrics,
-      log,
-    },
-  );
+  // every capability's processor, from the worker's capability table, with what this process shares
+  const shared: CapabilityDeps = {
+    catalog,
+    life,
+    metrics,
+    upstream,
+    store,
+    copyLimits: (queue) => ({
+      maxBytes: config.tuning.resultMaxBytes,
+      timeoutMs: config.tuning.resultDownloadTimeoutMs,
+      retry: storeRetry(queue),
+      urls: parseUrlPolicy(config.URL_ALLOWLIST),
+    }),
+    storeRetry,
+    partial: (job, file) => notifyPartial(redis, config.REDIS_PREFIX, job, file),
+    parts: (job, take) => partsWriter(redis, config.REDIS_PREFIX, job, take),
+    log,
+  };
+  const setup = <Q extends QueueName>(queue: Q): QueueSetup<Q> => ({
+    concurrency: config.WORKER_CONCURRENCY,
+    process: WORKER_CAPABILITIES[queue].processor(shared),
+  });
+  const running = createWorkers(byQueue<Processors>(setup), {
+    redisUrl: config.REDIS_URL,
+    prefix: bullPrefix(config.REDIS_PREFIX),
+    lockMs: config.tuning.jobLockMs,
+    stalledCheckMs: config.tuning.stalledCheckMs,
+    maxStalledCount: config.tuning.maxStalledCount,
+    rateLimit,
+    waitMaxMs: config.tuning.upstreamWaitMaxMs,
+    life,
+    metrics,
+    log,
+  });
   await Promise.all(Object.values(running.workers).map((w) => w.waitUntilReady()));
-  // loading FFmpeg holds the event loop ~100 ms: at start, not in the middle of a job
-  preloadSpeechEncoder().catch((err: Error) =>
-    log.warn({ err: err.message }, 'the speech encoder could not be loaded; OpenAI-dialect speech will fail'),
-  );
+  for (const capability of Object.values(WORKER_CAPABILITIES)) capability.warm?.(log);
   // the pool's window: what the upstream takes at once (the queue's cap and the channels'
   // capacities, whichever is smaller), plus a few ready to take a slot the moment one frees (a
   // job leaves the window when its calls are over; copying holds no place); with no cap, what

@@ -1,10 +1,10 @@
 import { DelayedError, UnrecoverableError, Worker } from 'bullmq';
 import { context } from '@opentelemetry/api';
-import { coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, type Logger } from '@relay/core';
+import { byQueue, coalesceWrites, contextOf, inSpan, queueConnection, SpanKind, tracer, type Logger } from '@relay/core';
 import type { JobLife } from '@relay/life';
 import {
   CAPABILITIES,
-  modelOf,
+  modelOfStored,
   openRelayQueues,
   QUEUE_STREAMS,
   QUEUES,
@@ -14,6 +14,7 @@ import {
   type QueueName,
   type RelayJob,
   type RelayQueues,
+  type RelayWorker,
   type RelayWorkers,
   type Result,
 } from '@relay/jobs';
@@ -23,11 +24,8 @@ import type { WorkerMetrics } from './metrics.js';
 
 export type Processor<Q extends QueueName> = (job: RelayJob<Q>) => Promise<Result<Q>>;
 
-export interface QueueSetup<Q extends QueueName> {
-  process: Processor<Q>;
-  /** Jobs this process runs at once (the upstream's capacity is the channels' leases, across all processes). */
-  concurrency: number;
-}
+/** A queue's processor and how many of its jobs this process runs at once (the upstream's capacity is the channels' leases, across all processes). */
+export type QueueSetup<Q extends QueueName = QueueName> = { [K in Q]: { process: Processor<K>; concurrency: number } }[Q];
 
 /** A queue without a processor is a compile error: every queue of the contract must be served. */
 export type Processors = { [Q in QueueName]: QueueSetup<Q> };
@@ -92,12 +90,12 @@ function traceAttempt<T>(job: MetaJob, queue: QueueName, model: string, run: () 
 }
 
 /** The worker of one queue: each attempt traced, timed and counted, its failure turned into what BullMQ should do. */
-function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, settings: WorkerSettings) {
+function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, settings: WorkerSettings): RelayWorker<Q> {
   const worker = new Worker<Payload<Q>, Result<Q>, JobName<Q>>(
     QUEUES[name],
     async (job, token) => {
       const { metrics } = settings;
-      const model = modelOf(name, job.data);
+      const model = modelOfStored(name, job.data);
       if (job.attemptsStarted <= 1) metrics.jobWait.observe({ queue: name }, Math.max(0, (Date.now() - job.timestamp) / 1000));
       const timer = metrics.jobDuration.startTimer({ queue: name, model });
       try {
@@ -145,13 +143,11 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
 }
 
 export function createWorkers(processors: Processors, settings: WorkerSettings): RunningWorkers {
-  const byQueue: RelayWorkers = {
-    images: startWorker('images', processors.images, settings),
-    speech: startWorker('speech', processors.speech, settings),
-  };
-  const entries = Object.values(byQueue);
+  const start = <Q extends QueueName>(queue: Q): RelayWorker<Q> => startWorker(queue, processors[queue], settings);
+  const workers = byQueue<RelayWorkers>(start);
+  const entries = Object.values(workers);
   return {
-    workers: byQueue,
+    workers,
     async close() {
       await Promise.all(entries.map((worker) => worker.close()));
     },

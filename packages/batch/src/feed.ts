@@ -42,7 +42,14 @@ export async function feedLine(ctx: BatchContext, b: BatchRecord, endpoint: Batc
   }
   if (parsed.kind === 'refused') return refuse(ctx, b, endpoint, no, jobId, parsed.customId, parsed.error);
   const { reservation, cost } = parsed.hold;
-  const meta = { v: JOB_META_VERSION, requestId: `${b.id}:${no}`, accountId: b.accountId, keyId: b.keyId, createdAt: Date.now() };
+  const meta = {
+    v: JOB_META_VERSION,
+    requestId: `${b.id}:${no}`,
+    accountId: b.accountId,
+    keyId: b.keyId,
+    createdAt: Date.now(),
+    model: reservation.model,
+  };
   const fed = await ctx.life.feed({
     queue: endpoint.queue,
     name: endpoint.jobName,

@@ -1,5 +1,5 @@
 import { decodeFailure } from '@relay/core';
-import type { MetaJob } from '@relay/jobs';
+import { deliveredBy, type MetaJob } from '@relay/jobs';
 import type { BatchContext } from './context.js';
 import { batchEndpoint } from './endpoints.js';
 import { failed, notRun, succeeded } from './output-lines.js';
@@ -8,12 +8,6 @@ import { recordLine } from './record-line.js';
 
 /** The batch line a job runs, if it runs one. */
 export const lineOf = (job: MetaJob) => job.data.meta.batch;
-
-/** Images or audio a result delivered (the batch's progress figures). */
-function delivered(result: unknown) {
-  const r = result as { images?: unknown[]; durationMs?: number };
-  return { images: r.images?.length ?? 0, audioMs: r.durationMs ?? 0 };
-}
 
 /** How a line's job ended: its result, or the failedReason it failed for good with. */
 export type JobEnd = { result: unknown } | { failedReason: string };
@@ -33,7 +27,15 @@ export async function recordJobOutcome(ctx: BatchContext, job: MetaJob, end: Job
   let recorded: boolean;
   if ('result' in end) {
     const body = await endpoint.present(job.data, end.result, b.linkBase);
-    recorded = await recordLine(ctx, b, line.line, job.id, 'o', succeeded(job.id, line.customId, body), delivered(end.result));
+    recorded = await recordLine(
+      ctx,
+      b,
+      line.line,
+      job.id,
+      'o',
+      succeeded(job.id, line.customId, body),
+      deliveredBy(endpoint.queue, end.result),
+    );
   } else {
     const error = decodeFailure(end.failedReason);
     const stopping =

@@ -1,4 +1,5 @@
 import { billingKeys } from '@relay/billing';
+import type { Delivered } from '@relay/jobs';
 import { recordScript } from './commands.js';
 import type { BatchContext } from './context.js';
 import type { OutputLine } from './schema.js';
@@ -16,7 +17,7 @@ export async function recordLine(
   jobId: string,
   kind: RecordKind,
   output: OutputLine,
-  delivered: { images?: number; audioMs?: number } = {},
+  delivered: Delivered = {},
 ): Promise<boolean> {
   const k = ctx.records.keys;
   const id = batch.id;

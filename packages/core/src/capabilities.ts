@@ -1,43 +1,18 @@
+import type { CapabilityDeclaration } from './capability/declaration.js';
+import { IMAGES } from './capability/images.js';
+import { SPEECH } from './capability/speech.js';
+
+/** Checks each entry's id against its key (a mapped type over `string` would not). */
+const table = <T extends { readonly [Q in keyof T & string]: CapabilityDeclaration<Q> }>(entries: T) => entries;
+
 /**
- * The relay's capabilities: each one kind of work, whatever door it came in by. This table is
- * where a capability is declared; every type and table keyed by capability (queue names, job
- * kinds and names, the catalog's sections, the fair schedule's quantum, the trace's operation,
- * the vendors that serve it) derives from it, so a capability added here is one the compiler then
- * asks for everywhere it must be handled.
+ * The relay's capabilities: each one kind of work, whatever door it came in by, declared in its
+ * own file (capability/*.ts). Every type and table keyed by capability (queue names, job kinds
+ * and names, the catalog's sections, the fair schedule's quantum, the trace's operation, the
+ * stored file types, the vendors that serve it) derives from this table, so a capability added
+ * here is one the compiler then asks for everywhere it must be handled.
  */
-export const CAPABILITIES = {
-  /** Image generation, edits included: one queue, one processor, whatever door the request used. */
-  images: {
-    id: 'images',
-    /** The prefix of its job ids and file ids. */
-    kind: 'img',
-    /** The BullMQ name its jobs are added under. */
-    jobName: 'generate',
-    /** The catalog's section of its models. */
-    models: 'imageModels',
-    /** What one of its models is called in an answer ("is no image model of the catalog"). */
-    noun: 'image',
-    /**
-     * A fair-schedule turn's credit per unit of weight, in the capability's cost units: one image
-     * (a set of 15 waits out 15 turns); speech's are seconds of audio, five a turn.
-     */
-    quantum: 1,
-    /** OpenTelemetry's gen_ai.operation.name for its jobs. */
-    operation: 'image_generation',
-  },
-  /** Speech synthesis, in Gemini's dialect or OpenAI's. */
-  speech: {
-    id: 'speech',
-    kind: 'tts',
-    jobName: 'synthesize',
-    models: 'speechModels',
-    noun: 'speech',
-    quantum: 5,
-    operation: 'speech',
-  },
-} as const satisfies {
-  readonly [Q in string]: { id: Q; kind: string; jobName: string; models: string; noun: string; quantum: number; operation: string };
-};
+export const CAPABILITIES = table({ images: IMAGES, speech: SPEECH });
 
 /** Queue names: one per capability, so each gets its own limits and workers. */
 export type QueueName = keyof typeof CAPABILITIES;
@@ -57,9 +32,19 @@ export const perQueue = <T>(make: <Q extends QueueName>(queue: Q) => T): Record<
   Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, make(queue)])) as Record<QueueName, T>;
 
 /**
+ * One value per queue whose type follows the queue (`M[Q]`: a queue typed by its payload, a
+ * worker by its processor), built by `make` for each; write `make` generic in the queue, so its
+ * body is checked for any one. This is the one place such a table is assembled from its entries:
+ * TypeScript cannot carry a generic function's per-queue type into a record (it checks each entry
+ * against the union of them), so the entries are taken as the table's type here.
+ */
+export const byQueue = <M extends { [Q in QueueName]: unknown }>(make: (queue: QueueName) => M[QueueName]): M =>
+  Object.fromEntries(QUEUE_NAMES.map((queue) => [queue, make(queue)])) as M;
+
+/**
  * The vendor protocols a channel can speak, each with the capability it serves: a new vendor is a
- * line here, an adapter in the worker (upstreams/adapters.ts, which must cover every vendor) and
- * the catalog's upstreams that name it.
+ * line here, its adapter in the worker's capability table and its fake in the simulator's vendor
+ * table (both must cover every vendor), and the catalog's upstreams that name it.
  */
 export const VENDORS = {
   ark: { capability: 'images' },
@@ -69,4 +54,12 @@ export const VENDORS = {
 export type Vendor = keyof typeof VENDORS;
 /** The capability a vendor's channels serve. */
 export type VendorCapability<V extends Vendor = Vendor> = (typeof VENDORS)[V]['capability'];
+/** The vendors serving a capability. */
+export type VendorOf<Q extends QueueName> = { [V in Vendor]: VendorCapability<V> extends Q ? V : never }[Vendor];
 export const VENDOR_NAMES = Object.keys(VENDORS) as [Vendor, ...Vendor[]];
+
+/**
+ * Every capability is served by some vendor: one that none serves stops the build here, named
+ * (its models could name no upstream, its jobs reach no adapter).
+ */
+export type ServedCapabilities = Pick<{ [Q in VendorCapability]: Q }, QueueName>;

@@ -19,6 +19,8 @@ export * from './ops/ops-server.js';
 export * from './ops/tracing.js';
 export * from './own.js';
 export * from './capabilities.js';
+export type { CapabilityDeclaration, SectionIssue } from './capability/declaration.js';
+export { price } from './config/price.js';
 export * from './net/url-policy.js';
 export * from './net/listen.js';
 export * from './lua-command.js';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CONTENT_TYPE } from '@relay/audio/formats';
-import { CAPABILITIES, type JobKind, type QueueName } from './doors/capabilities.js';
+import { CAPABILITIES, type JobKind } from './doors/capabilities.js';
 
 /**
  * Ids of jobs and stored files. A file id names its job and slot, so the S3 key follows
@@ -10,18 +9,11 @@ import { CAPABILITIES, type JobKind, type QueueName } from './doors/capabilities
  */
 
 /**
- * The files each capability stores, by extension, with the Content-Type they are served with: the
- * image formats the vendors make (the worker names a result by its bytes), the speech formats of
- * @relay/audio. Keyed by capability, so a new one must say what it stores.
+ * The Content-Type a stored file is served with, by its extension: every capability's files, as
+ * its declaration (@relay/core) says what it stores.
  */
-const FILE_TYPES: { readonly [Q in QueueName]: Readonly<Record<string, string>> } = {
-  images: { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' },
-  speech: CONTENT_TYPE,
-};
-
-/** The Content-Type a stored file is served with, by its extension. */
 export const CONTENT_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.values(FILE_TYPES).flatMap((types) => Object.entries(types)),
+  Object.values(CAPABILITIES).flatMap((capability) => Object.entries(capability.files)),
 );
 
 /** Job ids of every capability (its kind, the prefix), whatever comes next. */

@@ -1,4 +1,5 @@
 export * from './meta.js';
+export { modelOfStored } from './meta-migration.js';
 export * from './lanes.js';
 export * from './files.js';
 export * from './queues.js';
@@ -27,6 +28,8 @@ export * from './admission.js';
 export * from './doors/door.js';
 export * from './doors/capabilities.js';
 export * from './doors/registry.js';
+export * from './capability-module.js';
+export { CAPABILITY_MODULES, deliveredBy } from './capability-modules.js';
 export * from './doors/openapi.js';
 export { AUDIO_URL_HEADER, GEMINI_VERSIONS, modelNotFound, type GeminiVersion } from './doors/gemini-speech.js';
 export type { OpenAISpeechCall } from './doors/openai-speech.js';

@@ -3,19 +3,21 @@ import { laneSchema } from './lanes.js';
 import { requestWebhookSchema } from './webhooks.js';
 
 /**
- * The version of the meta written today. A job's stored record without it was queued before
- * records were versioned (its door may be missing); meta-migration.ts is the one place that
- * reads such a record as today's.
+ * The version of the meta written today: 2 names the job's model. A job's stored record of an
+ * earlier version (1: its model only in its capability's payload; none: queued before records
+ * were versioned, its door may be missing too) is read as today's in one place, meta-migration.ts.
  */
-export const JOB_META_VERSION = 1 as const;
+export const JOB_META_VERSION = 2 as const;
 
 /** Who asked and when; carried by every job so worker logs and charges can name them. */
 export const jobMetaSchema = z.strictObject({
-  v: z.literal(JOB_META_VERSION).optional(),
+  v: z.union([z.literal(1), z.literal(JOB_META_VERSION)]).optional(),
   requestId: z.string(),
   accountId: z.string(),
   keyId: z.string(),
   createdAt: z.number().int(),
+  /** The public model it asked for (its metrics' and traces' label), whatever its capability's payload. */
+  model: z.string().max(200).optional(),
   /** Where the job waits its turn, and what it weighs there (cost units of its queue). */
   lane: laneSchema.optional(),
   cost: z.number().positive().optional(),

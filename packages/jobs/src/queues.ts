@@ -1,6 +1,5 @@
 import { Queue, type DefaultJobOptions, type Job, type QueueOptions, type Worker } from 'bullmq';
-import type { ImageJob, ImageJobResult } from './images/job.js';
-import type { SpeechJob, SpeechJobResult } from './speech/job.js';
+import { byQueue } from '@relay/core';
 import { CAPABILITIES, type JobName, type QueueName } from './doors/capabilities.js';
 import type { JobMeta } from './meta.js';
 
@@ -19,13 +18,22 @@ export const QUEUE_STREAMS: QueueOptions['streams'] = { events: { maxLen: 0 } };
 export const QUEUES = Object.fromEntries(Object.values(CAPABILITIES).map((c) => [c.id, c.id])) as { readonly [Q in QueueName]: Q };
 export type { QueueName };
 
-/** The typed registry producer and consumer share: what goes in, what comes out. */
-export interface QueueContract {
-  images: { payload: ImageJob; result: ImageJobResult };
-  speech: { payload: SpeechJob; result: SpeechJobResult };
-}
-export type Payload<Q extends QueueName> = QueueContract[Q]['payload'];
-export type Result<Q extends QueueName> = QueueContract[Q]['result'];
+/**
+ * The typed registry producer and consumer share: what goes in, what comes out. Each capability's
+ * own module adds its entry (TypeScript's declaration merging, from its job.ts), so a capability
+ * needs no line in a central type:
+ *
+ *     declare module '../queues.js' {
+ *       interface QueueContract { images: { payload: ImageJob; result: ImageJobResult } }
+ *     }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface QueueContract {}
+
+/** Every queue's contract: a capability whose module declares none stops the build here, named. */
+type Contracts = Pick<QueueContract, QueueName>;
+export type Payload<Q extends QueueName> = Contracts[Q]['payload'];
+export type Result<Q extends QueueName> = Contracts[Q]['result'];
 
 /**
  * A job of one queue (any queue's, by default) as BullMQ holds it, its payload, result and name
@@ -41,13 +49,6 @@ export type MetaJob = Job<{ meta: JobMeta }, unknown, string>;
 /** Whether a job is one of `queue`'s, by the queue BullMQ holds it in: narrows it to that capability's types. */
 export const isJobOf = <Q extends QueueName>(queue: Q, job: RelayJob): job is RelayJob & RelayJob<Q> => job.queueName === QUEUES[queue];
 
-const MODEL_OF: { [Q in QueueName]: (payload: Payload<Q>) => string } = {
-  images: (payload) => payload.request.model,
-  speech: (payload) => payload.model,
-};
-/** The public model a job asked for, where its capability's payload keeps it. */
-export const modelOf = <Q extends QueueName>(queue: Q, payload: Payload<Q>): string => MODEL_OF[queue](payload);
-
 /** A worker of one capability's queue. */
 export type RelayWorker<Q extends QueueName = QueueName> = { [K in Q]: Worker<Payload<K>, Result<K>, JobName<K>> }[Q];
 /** Every capability's worker, by queue. */
@@ -59,10 +60,8 @@ export type RelayQueues = { [Q in QueueName]: RelayQueue<Q> };
 
 /** Opens every capability's queue, typed by its contract; `options` per queue (its connection, prefix, streams). */
 export function openRelayQueues(options: (name: QueueName) => QueueOptions): RelayQueues {
-  return {
-    images: new Queue<Payload<'images'>, Result<'images'>, JobName<'images'>>(QUEUES.images, options('images')),
-    speech: new Queue<Payload<'speech'>, Result<'speech'>, JobName<'speech'>>(QUEUES.speech, options('speech')),
-  };
+  const open = <Q extends QueueName>(name: Q): RelayQueue<Q> => new Queue<Payload<Q>, Result<Q>, JobName<Q>>(QUEUES[name], options(name));
+  return byQueue<RelayQueues>(open);
 }
 
 export interface RetrySettings {

@@ -1,4 +1,4 @@
-import type { CatalogInput, TuningInput } from '@relay/core';
+import type { CatalogInput, QueueName, TuningInput } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import type { RunningApi } from '@relay/api';
 import type { FaultInput, RunningSimulator, SimCall } from '@relay/simulator';
@@ -55,7 +55,8 @@ export interface Stack {
   account(accountId: string): Promise<{ balance: number; reserved: number; spent: number; ledger: LedgerEntry[] }>;
   fault(fault: FaultInput | FaultInput[]): Promise<void>;
   simStats(): Promise<{
-    requests: { images: number; speech: number };
+    /** Calls that reached each capability's vendor. */
+    requests: Record<QueueName, number>;
     statuses: Record<string, number>;
     inflight: number;
     maxInflight: number;

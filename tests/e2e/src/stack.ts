@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createLogger, loadCatalog } from '@relay/core';
+import { createLogger, loadCatalog, VENDOR_NAMES } from '@relay/core';
 import type { LedgerEntry } from '@relay/billing';
 import { loadApiConfig, startApi } from '@relay/api';
-import { loadSimulatorConfig, startSimulator, type SimCall } from '@relay/simulator';
+import { loadSimulatorConfig, startSimulator, type RunningSimulator, type SimCall } from '@relay/simulator';
 import {
   spawnApp,
   spawnRedisServer,
@@ -39,6 +39,23 @@ async function clusterSeededAwayFrom(prefix: string) {
 }
 
 /**
+ * Every vendor pointed at the simulator's fake of it, by the variables the built-in catalog's
+ * upstreams name (`ARK_BASE_URL`, `ARK_API_KEY`, ...): a test's own upstream of a vendor names
+ * `<VENDOR>_BASE_URL` and `<VENDOR>_API_KEY` to be given them too.
+ */
+function simulatedVendors(sim: RunningSimulator): Env {
+  return Object.fromEntries(
+    VENDOR_NAMES.flatMap((vendor) => {
+      const name = vendor.toUpperCase();
+      return [
+        [`${name}_BASE_URL`, sim.baseUrl(vendor)],
+        [`${name}_API_KEY`, 'sim-key'],
+      ];
+    }),
+  );
+}
+
+/**
  * The whole relay on loopback: simulator and api in this process, the worker as its own
  * process, Redis and an S3-compatible store from the testkit, all under a unique prefix.
  */
@@ -60,10 +77,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     REDIS_URL: redis.url,
     REDIS_PREFIX: prefix,
     ...s3.env,
-    ARK_BASE_URL: `${sim.url}/api/v3`,
-    ARK_API_KEY: 'sim-key',
-    GEMINI_BASE_URL: sim.url,
-    GEMINI_API_KEY: 'sim-key',
+    ...simulatedVendors(sim),
     // the simulator is on loopback: the URL policy must let the relay reach it, and only it
     URL_ALLOWLIST: [new URL(sim.url).host, ...(options.allow ?? [])].join(','),
     METRICS_PORT: '0',

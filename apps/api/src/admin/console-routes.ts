@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Catalog } from '@relay/core';
 import { ALL_ACCOUNTS, dailyUsageSchema, readDailyUsage, readMonthSpend, type Billing } from '@relay/billing';
-import { AppError, decodeFailure, parseOrThrow } from '@relay/core';
+import { AppError, CAPABILITIES, decodeFailure, parseOrThrow, QUEUE_NAMES } from '@relay/core';
 import { errorResponses } from '@relay/jobs';
 import { listAccountIds, searchAccountIds, searchWords } from '../auth/account-index.js';
 import type { AccountsStore } from '../auth/accounts.js';
@@ -123,6 +123,7 @@ export function consoleAdminRoutes({ accounts, billing, redis, prefix, queues, c
 
   router.get('/catalog', (_req, res) => {
     const answer: AdminCatalog = {
+      models: QUEUE_NAMES.flatMap((capability) => Object.keys(catalog[CAPABILITIES[capability].models]).map((id) => ({ id, capability }))),
       imageModels: Object.entries(catalog.imageModels).map(([id, m]) => ({
         id,
         price: m.price,

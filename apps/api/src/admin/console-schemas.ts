@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QUEUE_NAMES, type QueueName } from '@relay/core';
 import { balanceSchema } from '@relay/billing';
 import { accountSchema } from '../auth/records.js';
 
@@ -47,6 +48,9 @@ export { jobStates };
 
 export const adminCatalogSchema = z
   .object({
+    models: z
+      .array(z.object({ id: z.string(), capability: z.enum(QUEUE_NAMES as [QueueName, ...QueueName[]]) }))
+      .describe("every capability's models, in the capability table's order (the ledger's filter)"),
     imageModels: z.array(
       z.object({
         id: z.string(),

@@ -88,10 +88,11 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
     const caller = res.locals.caller!;
     const publicBase = deps.publicBase(req);
     const webhook = await parseRelayWebhook(req, deps.urls);
+    const hold = door.hold(call);
     await handleJobRequest(req, res, deps.jobs, route, {
       ...(webhook ? { webhook: { ...webhook, base: publicBase } } : {}),
       ...(jobId ? { jobId } : {}),
-      ...door.hold(call),
+      ...hold,
       fingerprint: () => fingerprint(door.name, door.fingerprint(call)),
       prepare: (jobId) => {
         job.prepared = true;
@@ -101,6 +102,7 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
           accountId: caller.accountId,
           keyId: caller.keyId,
           createdAt: Date.now(),
+          model: hold.reservation.model,
           door: door.name,
         };
         return door.prepare(inspected, jobId, meta, deps.store);

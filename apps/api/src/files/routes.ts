@@ -8,17 +8,20 @@ import { binaryAnswer } from '../openapi/parts.js';
 
 const filePath = z.object({ fileId: z.string().describe('As the links the relay hands out name it') });
 
-/** The types served as stored: the images and audio the relay writes, nothing else. */
+/** The types served as stored: the files every capability writes (images, audio, ...), nothing else. */
 const SERVED_TYPES = new Set(Object.values(CONTENT_TYPES));
+/** Their media ranges, as the OpenAPI document lists a file's answers (`image/*`, `audio/*`, ...). */
+const MEDIA = [...new Set([...SERVED_TYPES].map((type) => `${type.split('/')[0]}/*`))];
 
 /**
  * What a stored file is served as, whatever its object says: its type only if it is one the
- * relay writes (else `application/octet-stream`), inline only for an image or audio.
+ * relay writes (else `application/octet-stream`), and then inline, as the media it is.
  */
 export function servedAs(fileId: string, storedType: string | undefined) {
   const type = storedType?.trim().toLowerCase();
-  const contentType = type !== undefined && SERVED_TYPES.has(type) ? type : 'application/octet-stream';
-  const inline = contentType.startsWith('image/') || contentType.startsWith('audio/');
+  const served = type !== undefined && SERVED_TYPES.has(type);
+  const contentType = served ? type : 'application/octet-stream';
+  const inline = served;
   return { contentType, contentDisposition: `${inline ? 'inline' : 'attachment'}; filename="${fileId}"` };
 }
 
@@ -68,13 +71,12 @@ export const filePaths: ZodOpenApiPathsObject = {
   '/files/{fileId}': {
     get: {
       tags: ['files'],
-      summary: 'A stored result (image or audio)',
+      summary: `A stored result (${MEDIA.map((media) => media.split('/')[0]).join(', ')})`,
       requestParams: { path: filePath },
       responses: {
         '200': binaryAnswer(
-          'The file (FILES_MODE=proxy), typed as the relay stored it (image/jpeg, image/png, image/webp, audio/*), with X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy; any other type as application/octet-stream, an attachment',
-          'image/*',
-          'audio/*',
+          `The file (FILES_MODE=proxy), typed as the relay stored it (${[...SERVED_TYPES].join(', ')}), with X-Content-Type-Options: nosniff and a sandboxing Content-Security-Policy; any other type as application/octet-stream, an attachment`,
+          ...MEDIA,
           'application/octet-stream',
         ),
         '302': { description: 'To a short-lived presigned URL of the store (FILES_MODE=redirect)' },

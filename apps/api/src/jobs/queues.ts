@@ -1,4 +1,4 @@
-import { createRedis, type Logger } from '@relay/core';
+import { byQueue, createRedis, type Logger } from '@relay/core';
 import {
   QUEUE_NAMES,
   QUEUE_STREAMS,
@@ -75,7 +75,8 @@ export async function openQueues(
 }
 
 /** Each capability's BullMQ queue, typed by its capability, as @relay/life takes them. */
-export const relayQueuesOf = (queues: Queues): RelayQueues => ({ images: queues.images.queue, speech: queues.speech.queue });
+export const relayQueuesOf = (queues: Queues): RelayQueues =>
+  byQueue<RelayQueues>(<Q extends QueueName>(name: Q): RelayQueue<Q> => queues[name].queue);
 
 export async function closeQueues(queues: Queues) {
   // one inbox serves every queue: stopped once

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ownValue, type Catalog, type SpeechModel } from '@relay/core';
+import { CAPABILITIES, ownValue, type Catalog, type SpeechModel } from '@relay/core';
 import type { GeminiModel } from '@relay/jobs';
 import type { OpenAIModel } from '@relay/jobs';
 
@@ -24,20 +24,20 @@ const openAIModel = (id: string, speech?: SpeechModel): OpenAIModel => ({
   ...(speech ? { voices: speech.voices } : {}),
 });
 
+/** Every capability's models, by public id, in the capability table's order. */
+const modelIds = (catalog: Catalog): string[] =>
+  Object.values(CAPABILITIES).flatMap((capability) => Object.keys(catalog[capability.models]));
+
 /**
- * What a key may use, as OpenAI lists models: the image models (POST /v1/images/generations)
- * and the speech models (POST /v1beta/models/{id}:generateContent).
+ * What a key may use, as OpenAI lists models: every capability's (the image models of POST
+ * /v1/images/generations, the speech models of POST /v1beta/models/{id}:generateContent, ...).
  */
 export function openAIModels(catalog: Catalog): OpenAIModel[] {
-  return [
-    ...Object.keys(catalog.imageModels).map((id) => openAIModel(id)),
-    ...Object.entries(catalog.speechModels).map(([id, model]) => openAIModel(id, model)),
-  ];
+  return modelIds(catalog).map((id) => openAIModel(id, ownValue(catalog.speechModels, id)));
 }
 
 export function openAIModelOf(catalog: Catalog, id: string): OpenAIModel | undefined {
-  const speech = ownValue(catalog.speechModels, id);
-  return ownValue(catalog.imageModels, id) || speech ? openAIModel(id, speech) : undefined;
+  return modelIds(catalog).includes(id) ? openAIModel(id, ownValue(catalog.speechModels, id)) : undefined;
 }
 
 /** The methods Google's paths serve for a speech model. */

@@ -49,7 +49,7 @@ export function Ledger({ accountId, keys, version }: { accountId: string; keys: 
   };
   useEffect(() => void load(), [accountId, filters, version]);
 
-  const models = [...(catalog.data?.imageModels ?? []), ...(catalog.data?.speechModels ?? [])].map((m) => m.id);
+  const models = (catalog.data?.models ?? []).map((m) => m.id);
   const field = (name: keyof Filters) => ({
     value: draft[name],
     onInput: (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [name]: e.currentTarget.value }),

@@ -1,7 +1,8 @@
-import { every, VENDORS, type Catalog, type Logger } from '@relay/core';
+import { every, VENDORS, type Catalog, type Logger, type Vendor } from '@relay/core';
 import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, type KeySealer, type LimitSet } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
-import { ADAPTERS, type ChannelAdapter } from '../upstreams/adapters.js';
+import type { ChannelAdapter } from '../upstreams/adapters.js';
+import type { UpstreamTarget } from '../upstreams/post-json.js';
 import type { CallObserver } from '../metrics.js';
 
 /** A channel this worker can call: what it serves, its adapter, and the capacity a call takes. */
@@ -24,6 +25,8 @@ export interface RegistrySettings {
   /** The queue-wide limits (the config file's `queues`): a limit set every call of the queue takes. */
   pools: Record<QueueName, { maxConcurrent: number; maxPerMinute: number }>;
   refreshMs: number;
+  /** The adapter a channel of `vendor` makes (the worker's capability table, capabilities.ts). */
+  adapterOf: (vendor: Vendor, target: UpstreamTarget, observe: CallObserver) => ChannelAdapter;
   observe: (channel: string) => CallObserver;
   /** Told of each version loaded (a metric: operators and tests see when a change reached a worker). */
   onLoaded?: (version: number) => void;
@@ -83,7 +86,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       const signature = JSON.stringify(upstream);
       let kept = adapters.get(record.id);
       if (kept?.signature !== signature) {
-        kept = { signature, made: ADAPTERS[record.upstream](upstream, settings.observe(record.id)) };
+        kept = { signature, made: settings.adapterOf(record.upstream, upstream, settings.observe(record.id)) };
         adapters.set(record.id, kept);
       }
       const { made } = kept;

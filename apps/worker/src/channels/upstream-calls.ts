@@ -3,7 +3,7 @@ import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings,
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { errorClass, UpstreamError } from '../upstreams/upstream-error.js';
-import type { Adapters } from '../upstreams/adapters.js';
+import type { Adapter } from '../upstreams/adapters.js';
 import type { WorkerMetrics } from '../metrics.js';
 import { channelCallLevel } from '../log-levels.js';
 import type { ChannelRegistry, LiveChannel } from './registry.js';
@@ -22,10 +22,10 @@ export interface UpstreamCallSettings {
 }
 
 /** A channel's adapter for a job of `queue`: the registry serves a queue only the channels of its capability. */
-function adapterFor<Q extends QueueName>(channel: LiveChannel, queue: Q): Adapters[Q] {
+function adapterFor<Q extends QueueName>(channel: LiveChannel, queue: Q): Adapter<Q> {
   if (channel.adapter.capability !== queue)
     throw new Error(`channel ${channel.record.id} serves ${channel.adapter.capability}, not ${queue}`);
-  return channel.adapter.adapter as Adapters[Q];
+  return channel.adapter.adapter as Adapter<Q>;
 }
 
 const hostOf = (baseUrl: string) => (URL.canParse(baseUrl) ? new URL(baseUrl).host : baseUrl);
@@ -163,7 +163,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
 
   return {
     /** A call for a job of `queue`, on a channel that serves `model`, with that capability's adapter. */
-    call: <Q extends QueueName, T>(queue: Q, model: string, run: (upstream: Adapters[Q], vendorModel: string) => Promise<T>) =>
+    call: <Q extends QueueName, T>(queue: Q, model: string, run: (upstream: Adapter<Q>, vendorModel: string) => Promise<T>) =>
       call(queue, model, (c, vendorModel) => run(adapterFor(c, queue), vendorModel)),
   };
 }

@@ -13,7 +13,8 @@ import {
   type Dimensions,
   type UrlPolicy,
 } from '@relay/core';
-import { NotAnImage, notAnImage, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff-image.js';
+import { IMAGE_FILES, notAnImage, SNIFF_BYTES, sniffImage, type ImageFormat } from './sniff-image.js';
+import { RefusedBytes, type FileKind } from './file-kind.js';
 
 /** How long to keep trying to store a paid result before the attempt fails (`tuning.worker.storeRetryMs`). */
 export interface StoreRetry {
@@ -46,17 +47,19 @@ export { NotAnImage } from './sniff-image.js';
 export const MAX_REDIRECTS = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Where an image goes once its bytes said what it is: its key and the Content-Type it is stored with. */
-export type ImageTarget = (format: ImageFormat) => { key: string; contentType: string };
+/** Where a file goes once its bytes said what it is: its key and the Content-Type it is stored with. */
+export type FileTarget<F extends string> = (format: F) => { key: string; contentType: string };
+export type ImageTarget = FileTarget<ImageFormat>;
 
 /** What was stored: its size and what its bytes are. */
-export interface StoredImage {
+export interface StoredBytes<F extends string> {
   bytes: number;
-  format: ImageFormat;
+  format: F;
   contentType: string;
-  /** Read from the image's own header: what a vendor that names no size made. */
+  /** Read from an image's own header: what a vendor that names no size made (none for other files). */
   dimensions: Dimensions | undefined;
 }
+export type StoredImage = StoredBytes<ImageFormat>;
 
 /** How far into a download its header is looked for (a JPEG's frame header may follow large metadata). */
 const DIMENSIONS_WITHIN = 256 * 1024;
@@ -82,7 +85,7 @@ function dimensionsTap(found: { dimensions?: Dimensions }) {
 }
 
 /** Failures no retry can mend: the result itself is at fault, not the store. */
-const isFinal = (error: unknown) => error instanceof FileTooLarge || error instanceof LinkRefused || error instanceof NotAnImage;
+const isFinal = (error: unknown) => error instanceof FileTooLarge || error instanceof LinkRefused || error instanceof RefusedBytes;
 
 /**
  * Retries a store write (with backoff, up to 2 s apart) until it succeeds or `deadlineMs` has
@@ -193,7 +196,13 @@ function peek(source: Readable, size: number): Promise<{ head: Buffer; ended: bo
   });
 }
 
-async function copyOnce(link: string, store: BlobStore, target: ImageTarget, limits: CopyLimits): Promise<StoredImage> {
+async function copyOnce<F extends string>(
+  link: string,
+  store: BlobStore,
+  kind: FileKind<F>,
+  target: FileTarget<F>,
+  limits: CopyLimits,
+): Promise<StoredBytes<F>> {
   const signal = AbortSignal.timeout(limits.timeoutMs);
   const res = await download(link, limits.urls, signal);
   // the download's own failure (the cap, a dropped link) is the reason, whatever the store says after it
@@ -216,8 +225,8 @@ async function copyOnce(link: string, store: BlobStore, target: ImageTarget, lim
     capped.on('error', (error) => (failure ??= error));
     res.on('error', (error) => cap.destroy(error));
     const { head, ended, body } = await peek(capped, SNIFF_BYTES);
-    const format = sniffImage(head);
-    if (!format) throw notAnImage(head, res.headers['content-type'], ended);
+    const format = kind.sniff(head);
+    if (!format) throw kind.refused(head, res.headers['content-type'], ended);
     const { key, contentType } = target(format);
     await putObject(store, key, body, {
       contentType,
@@ -232,13 +241,24 @@ async function copyOnce(link: string, store: BlobStore, target: ImageTarget, lim
 }
 
 /**
- * Streams an upstream's image link into the store (never whole into memory), with a size cap
+ * Streams an upstream's result link into the store (never whole into memory), with a size cap
  * and a deadline per try, retried while the store is away: a copy failure must not throw away a
- * paid generation. The first bytes say what the file is and so its key and type; a body that is
- * no JPEG, PNG or WebP is refused (NotAnImage), as a link refused or too large is, at once.
+ * paid result. The first bytes say what the file is (`kind`) and so its key and type; a body that
+ * is none of the kind's formats is refused (RefusedBytes), as a link refused or too large is, at once.
  */
+export function copyLinkToStore<F extends string>(
+  link: string,
+  store: BlobStore,
+  kind: FileKind<F>,
+  target: FileTarget<F>,
+  limits: CopyLimits,
+): Promise<StoredBytes<F>> {
+  return untilStored(() => copyOnce(link, store, kind, target, limits), limits.retry);
+}
+
+/** An image link copied into the store: a body that is no JPEG, PNG or WebP is refused (NotAnImage). */
 export function copyUrlToStore(link: string, store: BlobStore, target: ImageTarget, limits: CopyLimits): Promise<StoredImage> {
-  return untilStored(() => copyOnce(link, store, target, limits), limits.retry);
+  return copyLinkToStore(link, store, IMAGE_FILES, target, limits);
 }
 
 async function downloadOnce(link: string, limits: CopyLimits): Promise<Buffer> {
@@ -289,8 +309,8 @@ export function putBufferToStore(store: BlobStore, key: string, bytes: Buffer, c
 }
 
 /**
- * A copy failure as the client will see it: too large, a refused link or no image at all is
- * final (502, the upstream's fault), anything else a store outage worth a retry.
+ * A copy failure as the client will see it: too large, a refused link or bytes of the wrong kind
+ * (no image at all) are final (502, the upstream's fault), anything else a store outage worth a retry.
  */
 export function storeError(what: string, cause: unknown): AppError {
   if (cause instanceof FileTooLarge) {
@@ -302,7 +322,7 @@ export function storeError(what: string, cause: unknown): AppError {
       cause,
     });
   }
-  if (cause instanceof NotAnImage) {
+  if (cause instanceof RefusedBytes) {
     return new AppError('upstream_failed', `the upstream's ${what} is ${cause.message}`, { retryable: false, cause });
   }
   return new AppError('unavailable', `${what} could not be copied into the store: ${(cause as Error).message}`, {

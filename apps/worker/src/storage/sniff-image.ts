@@ -1,3 +1,7 @@
+import { arrivedInstead, RefusedBytes, SNIFF_BYTES, type FileKind } from './file-kind.js';
+
+export { SNIFF_BYTES } from './file-kind.js';
+
 /**
  * What a result's bytes are, read from the bytes alone: the vendor's Content-Type, its link's
  * file name and its own word are not trusted (a channel answering an HTML page or an SVG with
@@ -5,9 +9,6 @@
  * JPEG, PNG and WebP; anything else is not a result.
  */
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
-
-/** How many leading bytes `sniffImage` reads: a shorter body is no image it accepts. */
-export const SNIFF_BYTES = 16;
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -31,45 +32,17 @@ export function sniffImage(head: Buffer): ImageFormat | undefined {
 }
 
 /** A result whose bytes are no JPEG, PNG or WebP: the upstream delivered no image, trying again cannot help. */
-export class NotAnImage extends Error {
+export class NotAnImage extends RefusedBytes {
   override name = 'NotAnImage';
-  /** What arrived instead, for the client and the logs: "text/html, starts with '<!doctype'". */
-  readonly arrived: string;
   constructor(arrived: string) {
-    super(`not an image (${arrived})`);
-    this.arrived = arrived;
+    super('an image', arrived);
   }
-}
-
-/** A declared type as far as it is safe to repeat: a plain `type/subtype`, lower-cased, or nothing. */
-function declaredType(value: string | undefined): string | undefined {
-  const type = value?.split(';')[0]?.trim().toLowerCase();
-  return type && /^[a-z0-9.+-]{1,40}\/[a-z0-9.+-]{1,80}$/.test(type) ? type : undefined;
-}
-
-/**
- * The leading bytes as text safe to store, log and show: printable ASCII kept, anything else
- * as `\xNN`, cut short. The body is the vendor's, never trusted to be text.
- */
-function printable(head: Buffer, max = 12): string {
-  let out = '';
-  for (const byte of head.subarray(0, max)) {
-    out +=
-      byte >= 0x20 && byte < 0x7f && byte !== 0x27 && byte !== 0x5c
-        ? String.fromCharCode(byte)
-        : `\\x${byte.toString(16).padStart(2, '0')}`;
-  }
-  return out;
 }
 
 /** What arrived instead of an image, named by its declared type and its first bytes. */
 export function notAnImage(head: Buffer, declared?: string, complete = false): NotAnImage {
-  const type = declaredType(declared);
-  const what =
-    head.length === 0
-      ? 'an empty body'
-      : complete && head.length < SNIFF_BYTES
-        ? `${head.length} bytes, '${printable(head)}'`
-        : `starts with '${printable(head)}'`;
-  return new NotAnImage(type ? `${type}, ${what}` : what);
+  return new NotAnImage(arrivedInstead(head, declared, complete));
 }
+
+/** The images the vendors make, as a result link's copy recognises them. */
+export const IMAGE_FILES: FileKind<ImageFormat> = { sniff: sniffImage, refused: notAnImage };

@@ -1,23 +1,21 @@
-import type { QueueName, Vendor, VendorCapability } from '@relay/core';
+import type { QueueName } from '@relay/core';
 import type { CallObserver } from '../metrics.js';
-import { arkImageAdapter } from './ark/adapter.js';
-import { createGeminiSpeech } from './gemini/speech.js';
-import type { SpeechSynthesis } from './speech.js';
-import type { ImageAdapter } from './images.js';
 import type { UpstreamTarget } from './post-json.js';
 
-/** Every capability's own kind of adapter: what its processor calls (a capability missing here does not compile). */
-type Covering<T extends Record<QueueName, unknown>> = T;
-export type Adapters = Covering<{ images: ImageAdapter; speech: SpeechSynthesis }>;
+/**
+ * Every capability's own kind of adapter: what its processor calls, whatever vendor is behind the
+ * channel. Each capability adds its entry where its adapter's interface is declared (TypeScript's
+ * declaration merging: upstreams/images.ts, upstreams/speech.ts), so none is written here.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface Adapters {}
+
+/** Every capability's adapter: one whose module declares none stops the build here, named. */
+type Covered = Pick<Adapters, QueueName>;
+export type Adapter<Q extends QueueName> = Covered[Q];
+
+/** What a channel of a vendor makes to call its upstream: the adapter of the capability the vendor serves. */
+export type AdapterFactory<Q extends QueueName> = (target: UpstreamTarget, observe: CallObserver) => Adapter<Q>;
 
 /** A channel's adapter, with the capability it serves. */
-export type ChannelAdapter<Q extends QueueName = QueueName> = { [K in Q]: { capability: K; adapter: Adapters[K] } }[Q];
-
-/**
- * Each vendor protocol's adapter, serving the capability @relay/core's VENDORS gives it: a new
- * vendor is a folder and a line here (the compiler asks for it).
- */
-export const ADAPTERS: { [V in Vendor]: (target: UpstreamTarget, observe: CallObserver) => ChannelAdapter<VendorCapability<V>> } = {
-  ark: (target, observe) => ({ capability: 'images', adapter: arkImageAdapter(target, observe) }),
-  gemini: (target, observe) => ({ capability: 'speech', adapter: createGeminiSpeech(target, observe) }),
-};
+export type ChannelAdapter<Q extends QueueName = QueueName> = { [K in Q]: { capability: K; adapter: Adapter<K> } }[Q];

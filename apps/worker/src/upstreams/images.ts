@@ -70,3 +70,10 @@ export interface ImageAdapter {
   /** The set as the vendor makes it (see StreamInterrupted); a vendor that does not stream gives its answer as events. */
   generateStream(call: ImageCall, options?: { signal?: AbortSignal }): AsyncGenerator<ImageSetEvent, void, undefined>;
 }
+
+declare module './adapters.js' {
+  /** The images queue's channels are called through an ImageAdapter, whatever their vendor. */
+  interface Adapters {
+    images: ImageAdapter;
+  }
+}

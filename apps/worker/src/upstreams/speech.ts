@@ -26,3 +26,10 @@ export interface SynthesisOptions {
 export interface SpeechSynthesis {
   synthesize(vendorModel: string, body: Omit<SpeechRequest, 'model'>, options?: SynthesisOptions): Promise<SynthesizedSpeech>;
 }
+
+declare module './adapters.js' {
+  /** The speech queue's channels are called through a SpeechSynthesis, whatever their vendor. */
+  interface Adapters {
+    speech: SpeechSynthesis;
+  }
+}

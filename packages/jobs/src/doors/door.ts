@@ -111,6 +111,8 @@ export interface Door<Q extends QueueName = QueueName, R = unknown, I = R> {
 /** The batch endpoint of a door that answers one fixed path. */
 export const batchAt = (path: string): NonNullable<Door['batch']> => ({ urls: [path], params: (url) => (url === path ? {} : undefined) });
 
-/** A door of any capability, as lists and lookups hold them (each door's own request types stay inside it). */
+/** A door of one capability, as its module lists them (each door's own request types stay inside it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyDoor = Door<QueueName, any, any>;
+export type DoorOf<Q extends QueueName> = Door<Q, any, any>;
+/** A door of any capability, as lists and lookups hold them. */
+export type AnyDoor = DoorOf<QueueName>;

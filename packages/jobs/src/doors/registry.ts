@@ -1,28 +1,19 @@
 import { AppError, type Catalog } from '@relay/core';
 import type { JobMeta } from '../meta.js';
 import type { QueueName } from '../queues.js';
-import { CAPABILITIES } from './capabilities.js';
+import { CAPABILITIES, QUEUE_NAMES } from './capabilities.js';
 import { doorOfStored } from '../meta-migration.js';
 import type { AnyDoor } from './door.js';
-import { geminiSpeechDoor } from './gemini-speech.js';
-import { interactionsSpeechDoor } from './interactions-speech.js';
-import { openAIImagesDoor } from './openai-images.js';
-import { openAISpeechDoor } from './openai-speech.js';
-import { openAIEditsDoor } from './openai-edits.js';
+import { CAPABILITY_MODULES } from '../capability-modules.js';
 
 /**
- * Every door of the relay, each onto one capability. Adding a dialect is a door file and a line
- * here: the api mounts it, batches accept its path, the statistics and the OpenAPI document
- * list it, and lookups answer its jobs in its dialect.
+ * Every door of the relay, each onto one capability, in the order of the capability table and
+ * of each capability's module. Adding a dialect is a door file and a line in its capability's
+ * module (images/index.ts, ...): the api mounts it, batches accept its path, the statistics and
+ * the OpenAPI document list it, and lookups answer its jobs in its dialect.
  */
 export function createDoors(catalog: Catalog) {
-  const doors: AnyDoor[] = [
-    openAIImagesDoor(catalog),
-    openAIEditsDoor(catalog),
-    geminiSpeechDoor(catalog),
-    openAISpeechDoor(catalog),
-    interactionsSpeechDoor(catalog),
-  ];
+  const doors: AnyDoor[] = QUEUE_NAMES.flatMap((queue) => CAPABILITY_MODULES[queue].doors.map((make): AnyDoor => make(catalog)));
   const byName = new Map(doors.map((door) => [door.name, door]));
   const batchEndpoints = doors.flatMap((door) => door.batch?.urls ?? []);
   return {

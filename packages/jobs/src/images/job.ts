@@ -47,3 +47,10 @@ export const imageJobResultSchema = z.strictObject({
   tools: z.unknown().optional(),
 });
 export type ImageJobResult = z.output<typeof imageJobResultSchema>;
+
+declare module '../queues.js' {
+  /** The images queue's jobs: this payload in, this result out. */
+  interface QueueContract {
+    images: { payload: ImageJob; result: ImageJobResult };
+  }
+}

@@ -50,3 +50,10 @@ export const speechJobResultSchema = z.strictObject({
   responseId: z.string(),
 });
 export type SpeechJobResult = z.output<typeof speechJobResultSchema>;
+
+declare module '../queues.js' {
+  /** The speech queue's jobs: this payload in, this result out. */
+  interface QueueContract {
+    speech: { payload: SpeechJob; result: SpeechJobResult };
+  }
+}
