@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
-import { redisConnectionOptions } from '@relay/core';
-import { bullPrefix, parseFileId } from '@relay/jobs';
+import { QUEUE_NAMES, redisConnectionOptions } from '@relay/core';
+import { bullPrefix, capabilityOfJobId, parseFileId } from '@relay/jobs';
 import type { LedgerEntry } from '@relay/billing';
 import { waitFor } from '@relay/testkit';
 import type { Stack } from '@relay/e2e';
@@ -36,12 +36,14 @@ export function recordDelivery(delivered: Deliveries, res: Response, text: strin
 
 /** The relay's queues, opened on the stack's Redis, for as long as `use` runs. */
 export async function withQueues<T>(stack: Stack, use: (stateOf: (id: string) => Promise<string>, queues: Queue[]) => Promise<T>) {
-  const queues = ['images', 'speech'].map(
+  const queues = QUEUE_NAMES.map(
     (name) =>
       new Queue(name, { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) }),
   );
+  // a job's queue is its capability's, named by its id's prefix
+  const queueOf = (id: string) => queues[QUEUE_NAMES.indexOf(capabilityOfJobId(id)?.id ?? QUEUE_NAMES[0]!)]!;
   try {
-    return await use((id) => queues[id.startsWith('img_') ? 0 : 1]!.getJobState(id), queues);
+    return await use((id) => queueOf(id).getJobState(id), queues);
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }

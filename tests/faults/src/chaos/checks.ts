@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createRedis } from '@relay/core';
+import { createRedis, QUEUE_NAMES } from '@relay/core';
 import { waitFor } from '@relay/testkit';
 import type { Stack } from '@relay/e2e';
 import { recordDelivery, unfetchableFiles, type Deliveries } from '../invariants.js';
@@ -20,6 +20,9 @@ export async function paidResultProblems(stack: Stack, jobs: Array<{ jobId: stri
   return [...problems, ...(await unfetchableFiles(stack.url, paid))];
 }
 
+/** Every capability's queue, as a key's part names it: one added later keeps its bookkeeping too. */
+const QUEUES = QUEUE_NAMES.join('|');
+
 /**
  * Keys a relay keeps for good (its accounts, keys, ledgers, channels, batches, uploaded files'
  * records, the queues' and the schedule's bookkeeping), by shape: ids and numbers read `*`.
@@ -34,8 +37,8 @@ const KEPT = [
   /^batch:\*$/,
   /^batches:(all|\*)$/,
   /^files?:\*$/,
-  /^bull:(images|speech|webhooks|batches):(id|meta|events|completed|failed)$/,
-  /^sched:(images|speech):(alive|concurrency|recent|cap)$/,
+  new RegExp(`^bull:(${QUEUES}|webhooks|batches):(id|meta|events|completed|failed)$`),
+  new RegExp(`^sched:(${QUEUES}):(alive|concurrency|recent|cap)$`),
 ];
 
 /** A key's shape: its parts after the prefix, those carrying an id or a number read `*`. */
