@@ -1,4 +1,5 @@
 import { AppError } from '@relay/core';
+import type { Departure } from './job-waits.js';
 
 /**
  * Admissions one api process runs at once. An admission's Redis steps take a few ms, so 256 in
@@ -40,7 +41,7 @@ export function createAdmissionGate(limit: number) {
     );
   };
 
-  const enter = (signal: AbortSignal): Promise<void> => {
+  const enter = (signal: Departure): Promise<void> => {
     if (inside < limit && line.size === 0 && resumed.length === 0) {
       inside += 1;
       return Promise.resolve();
@@ -74,7 +75,7 @@ export function createAdmissionGate(limit: number) {
 
   return {
     /** Runs an admission within a slot; a caller who leaves while waiting for one is never admitted. */
-    async admit<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    async admit<T>(signal: Departure, work: () => Promise<T>): Promise<T> {
       await enter(signal);
       try {
         return await work();
