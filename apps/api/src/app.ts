@@ -1,4 +1,4 @@
-import express, { type Request } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger, type Replication } from '@relay/core';
 import { Queue } from 'bullmq';
@@ -187,8 +187,10 @@ export function createApp(deps: ApiDeps) {
   app.use(geminiRoutes({ ...deps, limit: limits.reads }));
   app.use(modelsRoutes({ ...deps, limit: limits.reads }));
   const urls = parseUrlPolicy(config.URL_ALLOWLIST);
+  const errors = errorScope(log, (req) => (googleDialect(req) ? 'google' : 'openai'));
+  const fail = (error: unknown, req: Request, res: Response) => errors(error, req, res, () => {});
   for (const door of deps.doors.all) {
-    app.use(doorRoutes(door, { ...deps, urls, jobs, routes, publicBase, limit: limits.requests }));
+    app.use(doorRoutes(door, { ...deps, urls, jobs, routes, publicBase, limit: limits.requests, fail }));
   }
   const jobReads = {
     accounts: deps.accounts,
@@ -251,9 +253,6 @@ export function createApp(deps: ApiDeps) {
   );
   app.use(filesRoutes(deps.store, config.FILES_MODE, config.tuning.fileLinkTtlSeconds));
   // the routes the document lists are the ones a mistyped path is compared with
-  app.use(
-    noRoute(routesOf(openApi)),
-    errorScope(log, (req) => (googleDialect(req) ? 'google' : 'openai')),
-  );
+  app.use(noRoute(routesOf(openApi)), errors);
   return app;
 }

@@ -59,6 +59,18 @@ export function createAccountsStore(redis: Redis, prefix: string) {
     lastUsedAt: h.lastUsedAt ? Number(h.lastUsedAt) : null,
   });
   const lastUsed = createLastUsed(redis, k.key);
+  /** Lookups in flight, by the secret's hash: the requests of a key that come meanwhile share one. */
+  const finding = new Map<string, Promise<Caller | undefined>>();
+  const lookUp = async (hash: string): Promise<Caller | undefined> => {
+    const h = await redis.hgetall(k.keyHash(hash));
+    if (!h.keyId || !h.accountId) return undefined;
+    lastUsed.touch(h.keyId);
+    return {
+      keyId: h.keyId,
+      accountId: h.accountId,
+      ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}),
+    };
+  };
 
   return {
     /**
@@ -153,19 +165,26 @@ export function createAccountsStore(redis: Redis, prefix: string) {
         .hset(k.key(keyId), 'revokedAt', revokedAt)
         .del(k.keyHash(h.hash ?? ''))
         .exec();
+      // a lookup already in flight does not answer the requests after the revocation
+      finding.delete(h.hash ?? '');
       return { ...toKey(h), revokedAt };
     },
 
-    /** One round trip per request: the secret's hash leads straight to key and account. */
-    async findCaller(secret: string): Promise<Caller | undefined> {
-      const h = await redis.hgetall(k.keyHash(hashKey(secret)));
-      if (!h.keyId || !h.accountId) return undefined;
-      lastUsed.touch(h.keyId);
-      return {
-        keyId: h.keyId,
-        accountId: h.accountId,
-        ...(h.rateLimitPerMinute ? { rateLimitPerMinute: Number(h.rateLimitPerMinute) } : {}),
-      };
+    /**
+     * One round trip per request, and one for the requests of a key that come while it is asked
+     * (a burst of one client's calls asks once: 10,000 lookups at once kept Redis and the api busy
+     * with their replies); the secret's hash leads straight to key and account. A key revoked here
+     * is looked up afresh by the next request; in another process, by the next one after the
+     * lookup in flight (a request that came during the revocation may pass, as it could have).
+     */
+    findCaller(secret: string): Promise<Caller | undefined> {
+      const hash = hashKey(secret);
+      let found = finding.get(hash);
+      if (!found) {
+        found = lookUp(hash).finally(() => finding.get(hash) === found && finding.delete(hash));
+        finding.set(hash, found);
+      }
+      return found;
     },
   };
 }

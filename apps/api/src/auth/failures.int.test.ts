@@ -80,3 +80,27 @@ test('the failures of an address are counted in Redis under a key that lapses wi
   await redis.del(keys[0]!);
   await failures.admit('admin', guesser);
 });
+
+/** Calls of one command Redis ran so far (INFO commandstats). */
+async function callsOf(command: string) {
+  const line = (await redis.info('commandstats')).split('\n').find((l) => l.startsWith(`cmdstat_${command}:`));
+  return Number(/calls=(\d+)/.exec(line ?? '')?.[1] ?? 0);
+}
+
+test("an address's checks that come while one is asked share it; each refused request is refused and counted", async () => {
+  const prefix = uniqueName('authfail');
+  const registry = new Registry();
+  const counted = new Counter({ name: 'failures', help: 'x', labelNames: ['credential', 'outcome'] as const, registers: [registry] });
+  const failures = createAuthFailures(redis, prefix, counted, { warn: () => {} } as unknown as Logger);
+  const client = request('198.51.100.30');
+  await failures.admit('key', client);
+  const before = await callsOf('evalsha');
+  await Promise.all(Array.from({ length: 20 }, () => failures.admit('key', client)));
+  expect((await callsOf('evalsha')) - before).toBe(1);
+  // the next check, once that one answered, asks again: a shut-out address is refused at once
+  for (let i = 0; i < AUTH_FAILURES_ALLOWED.key; i++) await failures.failed('key', client);
+  const refused = await Promise.all(Array.from({ length: 5 }, () => failures.admit('key', client).catch((e: unknown) => e)));
+  expect(refused).toEqual(Array(5).fill(expect.objectContaining({ status: 429, code: 'rate_limited' })));
+  expect(new Set(refused).size).toBe(5);
+  expect((await counted.get()).values.find((v) => v.labels.outcome === 'limited')?.value).toBe(5);
+});

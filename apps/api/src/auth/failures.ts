@@ -92,10 +92,25 @@ export function createAuthFailures(redis: Redis, prefix: string, counted: Counte
       { retryAfterMs: waitMs },
     );
   };
+  /** Checks in flight, by counter: the requests of an address that come while one is asked share it. */
+  const checking = new Map<string, Promise<number>>();
   return {
-    /** Throws the 429 when the address has used up its failures of this kind; else resolves. */
+    /**
+     * Throws the 429 when the address has used up its failures of this kind; else resolves. A
+     * burst of one address's requests asks Redis once, not per request: its failures are counted
+     * one by one all the same, and requests sent together were all checked before any of them
+     * failed anyway.
+     */
     async admit(kind: CredentialKind, req: Request): Promise<void> {
-      const waitMs = await waitScript(redis, { counter: keyOf(kind, req) }, { limit: AUTH_FAILURES_ALLOWED[kind] });
+      const counter = keyOf(kind, req);
+      let check = checking.get(counter);
+      if (!check) {
+        check = waitScript(redis, { counter }, { limit: AUTH_FAILURES_ALLOWED[kind] }).finally(
+          () => checking.get(counter) === check && checking.delete(counter),
+        );
+        checking.set(counter, check);
+      }
+      const waitMs = await check;
       if (waitMs > 0) throw refusal(kind, waitMs);
     },
     /** Counts a wrong credential of the address (the caller then answers its 401). */

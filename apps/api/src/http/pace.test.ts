@@ -16,7 +16,7 @@ test('queued work runs in order, at most perTurn pieces per turn of the event lo
   expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
 });
 
-test('requests through the middleware take the same turns as other work', async () => {
+test('requests through the middleware take the turns the work going on leaves', async () => {
   const turns = createTurns(2);
   const order: string[] = [];
   turns.run(() => order.push('answer'));
@@ -39,4 +39,30 @@ test('next() resumes its caller at a paced turn, in order with other work', asyn
   expect(order).toEqual(['first', 'resumed']);
   await nextTurn();
   expect(order).toEqual(['first', 'resumed', 'third']);
+});
+
+test('work going on takes its turn before requests still to begin, whenever it was queued', async () => {
+  const turns = createTurns(2);
+  const order: string[] = [];
+  for (const name of ['a', 'b', 'c', 'd']) turns.middleware({} as never, {} as never, () => order.push(name));
+  await nextTurn();
+  expect(order).toEqual(['a', 'b']);
+  // an admission's next step and an answer, queued after c and d
+  let resumedAfter: string[] = [];
+  const resumed = turns.next().then(() => (resumedAfter = [...order]));
+  turns.run(() => order.push('answer'));
+  await nextTurn();
+  await resumed;
+  expect(resumedAfter).toEqual(['a', 'b', 'answer']);
+  expect(order).toEqual(['a', 'b', 'answer']);
+  await nextTurn();
+  expect(order).toEqual(['a', 'b', 'answer', 'c', 'd']);
+});
+
+test('a long line is taken in order to its end', async () => {
+  const turns = createTurns(500);
+  const ran: number[] = [];
+  for (let i = 0; i < 3_000; i++) turns.middleware({} as never, {} as never, () => ran.push(i));
+  while (ran.length < 3_000) await nextTurn();
+  expect(ran).toEqual(Array.from({ length: 3_000 }, (_, i) => i));
 });

@@ -102,3 +102,28 @@ test('work done outside gives the slot to a waiting admission, then waits its tu
   expect(order).toEqual(['a: reserve', 'b: reserve', 'a: add']);
   expect(gate.load()).toEqual({ inside: 0, waiting: 0 });
 });
+
+test('an admission back from outside goes on before the requests still waiting to begin', async () => {
+  const gate = createAdmissionGate(1);
+  const signal = new AbortController().signal;
+  const upload = held();
+  const order: string[] = [];
+  const preparing = gate.admit(signal, async () => {
+    order.push('a: reserve');
+    await gate.outside(upload.work);
+    order.push('a: add');
+  });
+  await upload.began;
+  // b takes the slot a gave up; c and d wait for one
+  const other = held();
+  const b = gate.admit(signal, () => (order.push('b: reserve'), other.work()));
+  const later = ['c', 'd'].map((name) => gate.admit(signal, async () => void order.push(`${name}: reserve`)));
+  await other.began;
+  upload.finish();
+  await settled();
+  expect(gate.load()).toEqual({ inside: 1, waiting: 3 });
+  other.finish();
+  await Promise.all([preparing, b, ...later]);
+  expect(order).toEqual(['a: reserve', 'b: reserve', 'a: add', 'c: reserve', 'd: reserve']);
+  expect(gate.load()).toEqual({ inside: 0, waiting: 0 });
+});

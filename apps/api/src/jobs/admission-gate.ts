@@ -1,4 +1,5 @@
 import { AppError } from '@relay/core';
+import type { Departure } from './job-waits.js';
 
 /**
  * Admissions one api process runs at once. An admission's Redis steps take a few ms, so 256 in
@@ -15,22 +16,40 @@ export const ADMISSIONS_IN_FLIGHT = 256;
  * a hundred MB more than the waiting requests need, collected later in pauses of hundreds of ms
  * (npm run bench, 10,000 callers waiting at once). A slot is held only while the admission talks
  * to Redis: building the payload (fetching and uploading input images) happens `outside` it, so a
- * slow input never holds up other callers.
+ * slow input never holds up other callers. An admission coming back from outside goes before
+ * every request still waiting to begin: it holds money, a place in the schedule and its payload,
+ * and behind a burst's line it would hold them for seconds (all of it promoted, measured: the
+ * whole burst half admitted at once).
  */
 export function createAdmissionGate(limit: number) {
   let inside = 0;
   // a Set keeps arrival order and lets a caller who leaves drop out of the line
   const line = new Set<() => void>();
+  // admissions back from outside: before the line, in the order they came back
+  const resumed: Array<() => void> = [];
 
-  const enter = (signal?: AbortSignal): Promise<void> => {
-    if (inside < limit && line.size === 0) {
+  const resume = (): Promise<void> => {
+    if (inside < limit && resumed.length === 0) {
       inside += 1;
       return Promise.resolve();
     }
-    if (signal?.aborted) return Promise.reject(left());
+    return new Promise<void>((resolve) =>
+      resumed.push(() => {
+        inside += 1;
+        resolve();
+      }),
+    );
+  };
+
+  const enter = (signal: Departure): Promise<void> => {
+    if (inside < limit && line.size === 0 && resumed.length === 0) {
+      inside += 1;
+      return Promise.resolve();
+    }
+    if (signal.aborted) return Promise.reject(left());
     return new Promise<void>((resolve, reject) => {
       const admitted = () => {
-        signal?.removeEventListener('abort', gone);
+        signal.removeEventListener('abort', gone);
         inside += 1;
         resolve();
       };
@@ -39,12 +58,14 @@ export function createAdmissionGate(limit: number) {
         reject(left());
       };
       line.add(admitted);
-      signal?.addEventListener('abort', gone, { once: true });
+      signal.addEventListener('abort', gone, { once: true });
     });
   };
 
   const leave = () => {
     inside -= 1;
+    const back = resumed.shift();
+    if (back) return back();
     const next = line.values().next();
     if (!next.done) {
       line.delete(next.value);
@@ -54,7 +75,7 @@ export function createAdmissionGate(limit: number) {
 
   return {
     /** Runs an admission within a slot; a caller who leaves while waiting for one is never admitted. */
-    async admit<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    async admit<T>(signal: Departure, work: () => Promise<T>): Promise<T> {
       await enter(signal);
       try {
         return await work();
@@ -68,12 +89,12 @@ export function createAdmissionGate(limit: number) {
       try {
         return await work();
       } finally {
-        // not abortable: the admission goes on to finish or undo what it holds
-        await enter();
+        // not abortable: the admission goes on to finish or undo what it holds, before any new one
+        await resume();
       }
     },
     /** How many admissions hold a slot, and how many wait for one. */
-    load: () => ({ inside, waiting: line.size }),
+    load: () => ({ inside, waiting: line.size + resumed.length }),
   };
 }
 

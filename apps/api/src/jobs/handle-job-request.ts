@@ -13,6 +13,7 @@ import type { DepthGuard } from './depth-guard.js';
 import type { Idempotency } from './idempotency.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { QueueHandle } from './queues.js';
+import { ClientDeparture, type Departure } from './job-waits.js';
 import { nextLook, waitForAdded, waitForJob } from './run-job.js';
 import type { StreamedAnswer } from './stream-answer.js';
 import type { ReadParts } from './live-answer.js';
@@ -113,7 +114,7 @@ async function admit<P extends { meta: JobMeta }>(
   route: JobRoute,
   spec: JobSpec<P>,
   budgetMs: number,
-  client: AbortSignal,
+  client: Departure,
   idemKey?: string,
   cancelAfterMs?: number,
 ) {
@@ -211,16 +212,16 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
     throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters', { param: 'Idempotency-Key' });
   }
   const cancelAfterMs = parseCancelAfter(req);
-  const client = new AbortController();
+  const client = new ClientDeparture();
   let deadline: NodeJS.Timeout | undefined;
   res.on('close', () => {
     clearTimeout(deadline);
-    if (!res.writableFinished) client.abort();
+    if (!res.writableFinished) client.leave();
   });
   for (let attempt = 0; ; attempt++) {
-    const { job, fresh, wait } = await admit(res, deps, route, spec, budgetMs, client.signal, idemKey, cancelAfterMs);
+    const { job, fresh, wait } = await admit(res, deps, route, spec, budgetMs, client, idemKey, cancelAfterMs);
     if (fresh) {
-      cancelWhenGone(client.signal, res, job, deps, route, idemKey);
+      cancelWhenGone(client, res, job, deps, route, idemKey);
       res.removeHeader('Idempotent-Replayed');
       // the worker would find it late only when it takes it: a caller who waits is told at the deadline
       if (cancelAfterMs !== undefined && budgetMs > 0) {
@@ -242,9 +243,9 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
       spec.stream.begin(res);
     }
     const outcome = wait
-      ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client.signal, spec.stream?.onPart)
-      : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client.signal);
-    if (client.signal.aborted) return;
+      ? await waitForAdded<unknown>(route.handle, job, wait, budgetMs, client, spec.stream?.onPart)
+      : await waitForJob<unknown>(route.handle, job.id!, budgetMs, client);
+    if (client.aborted) return;
     // a replay whose first request left before its job started finds that job dropped from the
     // queue, or refused by the worker that held it: it never ran, so this request runs it again
     const replayOfCancelled = !fresh && outcome.state === 'failed' && outcome.error.code === 'cancelled';
@@ -273,14 +274,7 @@ export async function handleJobRequest<P extends { meta: JobMeta }>(
  * and the job is dropped (or, if a worker already holds it, refused by the worker). The key is
  * freed before the job is dropped, so a replay woken by the removal can claim it afresh.
  */
-function cancelWhenGone(
-  left: AbortSignal,
-  res: Response,
-  job: RelayJob,
-  deps: JobRequestDeps,
-  route: JobRoute,
-  idemKey: string | undefined,
-) {
+function cancelWhenGone(left: Departure, res: Response, job: RelayJob, deps: JobRequestDeps, route: JobRoute, idemKey: string | undefined) {
   const accountId = res.locals.caller!.accountId;
   const cancel = () =>
     void deps.life

@@ -1,5 +1,6 @@
 import { decodeFailure, type AppError } from '@relay/core';
 import { isUnderWay, type RelayJob } from '@relay/jobs';
+import type { Departure } from './job-waits.js';
 import type { QueueHandle } from './queues.js';
 
 export type Outcome<R> =
@@ -19,7 +20,7 @@ export async function waitForJob<R>(
   handle: QueueHandle,
   jobId: string,
   budgetMs: number,
-  client?: AbortSignal,
+  client?: Departure,
   onPart?: (data: string) => void,
   onStarted?: () => void,
 ): Promise<Outcome<R>> {
@@ -49,10 +50,15 @@ export async function waitForJob<R>(
 
 /**
  * How long a wait goes before it looks at its job's state itself (`tuning.api.waitRecheckMs`, up to half as
- * long again at random: thousands of waits that began together do not all look at once).
+ * long again at random: thousands of waits that began together do not all look at once), in steps
+ * of a hundredth of it: Node keeps a list of timers per duration, and 10,000 waits of as many
+ * durations each had a list of their own.
  */
-export const nextLook = (handle: QueueHandle, remainingMs: number) =>
-  Math.max(0, Math.min(remainingMs, Math.round(handle.recheckMs * (1 + Math.random() / 2))));
+export const nextLook = (handle: QueueHandle, remainingMs: number) => {
+  const step = Math.max(1, Math.floor(handle.recheckMs / 100));
+  const look = Math.round((handle.recheckMs * (1 + Math.random() / 2)) / step) * step;
+  return Math.max(0, Math.min(remainingMs, look));
+};
 
 /**
  * Waits for a job this request just added, whose wait was registered before the add (no notice
@@ -66,7 +72,7 @@ export async function waitForAdded<R>(
   job: RelayJob,
   first: ReturnType<QueueHandle['waits']['register']>,
   budgetMs: number,
-  client?: AbortSignal,
+  client?: Departure,
   onPart?: (data: string) => void,
 ): Promise<Outcome<R>> {
   const deadline = Date.now() + budgetMs;
