@@ -61,4 +61,4 @@ COPY --from=runtime-deps --chown=root:root /src/node_modules ./node_modules
 COPY --from=build --chown=root:root /src/dist ./dist
 USER node
 EXPOSE 8080 9464 4010
-CMD ["node", "--enable-source-maps", "dist/api.mjs"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/api.mjs"]

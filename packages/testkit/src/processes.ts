@@ -1,5 +1,6 @@
 // The relay's processes run by the same code npm start uses (@relay/local).
 export {
+  APP_NODE_ARGS,
   repoRoot,
   SOURCE_NODE_ARGS,
   spawnApp,
