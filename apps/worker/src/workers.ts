@@ -8,6 +8,7 @@ import {
   openRelayQueues,
   QUEUE_STREAMS,
   QUEUES,
+  runWithConditionalMarker,
   type JobName,
   type MetaJob,
   type Payload,
@@ -130,6 +131,8 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
       lockDuration: settings.lockMs,
       stalledInterval: settings.stalledCheckMs,
       maxStalledCount: settings.maxStalledCount,
+      // started below, once its fetches leave BullMQ's marker only for a job still waiting (issue 35)
+      autorun: false,
     },
   );
   const log = settings.log.child({ queue: name });
@@ -139,6 +142,7 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   // its job moves and the scripts run on its connection leave in one write per turn
   worker.backend.connection.client.then(coalesceWrites, () => undefined);
+  runWithConditionalMarker(worker);
   return worker;
 }
 

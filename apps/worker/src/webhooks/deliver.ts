@@ -14,7 +14,7 @@ import {
   type Logger,
   type UrlPolicy,
 } from '@relay/core';
-import { webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
+import { runWithConditionalMarker, webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
 
 export interface WebhookSettings {
   redisUrl: string;
@@ -122,9 +122,11 @@ export function startWebhookDelivery(settings: WebhookSettings) {
       if (error) throw new EndpointFailed(`${endpoint.url}: ${error}`);
       return status;
     },
-    { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix, concurrency: 16 },
+    // started below, its fetches leaving BullMQ's marker only for a job still waiting (issue 35)
+    { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix, concurrency: 16, autorun: false },
   );
   worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
+  runWithConditionalMarker(worker);
   worker.on('failed', (job, err) =>
     settings.log.warn(
       { webhook: job && ('endpointId' in job.data.to ? job.data.to.endpointId : 'request'), attempt: job?.attemptsMade, err: err.message },

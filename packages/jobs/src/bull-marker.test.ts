@@ -1,0 +1,43 @@
+import { expect, test } from 'vitest';
+import { bullScripts, markerScripts, UNCONDITIONAL_MARKER, withConditionalMarker } from './bull-marker.js';
+
+/** The marker fix against the installed BullMQ's own scripts: an upgrade that moves what it replaces fails here. */
+test('the three scripts that take a job each lose their one unconditional marker, and keep the rest of their text', () => {
+  const scripts = markerScripts();
+  expect(scripts.map((s) => [s.name, s.keys])).toEqual([
+    ['moveToActive', 11],
+    ['moveToFinished', 14],
+    ['moveToDelayed', 11],
+  ]);
+  const original = new Map(bullScripts().map((s) => [s.name, s.content]));
+  for (const script of scripts) {
+    expect(script.content).not.toContain(UNCONDITIONAL_MARKER);
+    expect(script.content).toContain('rcall("ZREM", markerKey, "0")');
+    const [before, after] = original.get(script.name)!.split(UNCONDITIONAL_MARKER);
+    expect(script.content.startsWith(before!)).toBe(true);
+    expect(script.content.endsWith(after!)).toBe(true);
+  }
+});
+
+test('no other BullMQ script takes a job (prepareJobForProcessing) or leaves the marker the same way', () => {
+  const others = bullScripts().filter(
+    (s) =>
+      !['moveToActive', 'moveToFinished', 'moveToDelayed'].includes(s.name) &&
+      /prepareJobForProcessing|addBaseMarkerIfNeeded\(markerKey, false\)/.test(s.content),
+  );
+  expect(others.map((s) => s.name)).toEqual([]);
+});
+
+test('a script whose marker line or keys moved is refused, not run as it is', () => {
+  const active = bullScripts().find((s) => s.name === 'moveToActive')!;
+  const moved = { ...active, content: active.content.replace(UNCONDITIONAL_MARKER, '\n  addBaseMarkerIfNeeded(markerKey, isMaxed)\n') };
+  expect(() => withConditionalMarker(moved, 'moveToActive')).toThrow(/0 unconditional markers/);
+  const twice = {
+    ...active,
+    content: active.content.replace(UNCONDITIONAL_MARKER, `${UNCONDITIONAL_MARKER}  -- again${UNCONDITIONAL_MARKER}`),
+  };
+  expect(() => withConditionalMarker(twice, 'moveToActive')).toThrow(/2 unconditional markers/);
+  const rekeyed = { ...active, content: active.content.replace('KEYS[7] delayed key', 'KEYS[7] paused key') };
+  expect(() => withConditionalMarker(rekeyed, 'moveToActive')).toThrow(/delayed key as KEYS\[7\]/);
+  expect(() => withConditionalMarker(active, 'moveToDelayed')).toThrow(/is not moveToDelayed/);
+});

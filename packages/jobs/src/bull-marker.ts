@@ -1,0 +1,123 @@
+/**
+ * BullMQ's marker (issue 35). A worker with nothing to do blocks on its queue's marker (BZPOPMIN
+ * on a sorted set); an add leaves member "0" there to wake one, a delayed job member "1" scored
+ * with the time the next one is due. Each job BullMQ moves to active leaves "0" again
+ * (prepareJobForProcessing: `addBaseMarkerIfNeeded(markerKey, false)`, always), so that another
+ * worker wakes for the jobs still waiting: but when the job taken was the last one, its own worker
+ * runs its fetch again, finds nothing, wakes at once on the marker it just left, fetches a third
+ * time and only then blocks: two round trips and about 8 commands for nothing, each job.
+ *
+ * The relay's workers run BullMQ's own scripts with that one line replaced: "0" only while a job
+ * is still waiting (the wait list or the prioritized set not empty); else no "0" (one left by an
+ * earlier take is stale: taking the last job removes it), and "1" at the next delayed job's time
+ * when there is one, so that a blocked worker still learns when to look, as it did from the fetch
+ * BullMQ's "0" made it run. Every script that takes a job does it in that one place:
+ * moveToActive (the fetch), moveToFinished and moveToDelayed (the next job taken in the same
+ * step as one ends or is put off).
+ *
+ * The line and the keys each script is given are found by exact text in the installed BullMQ;
+ * when a BullMQ upgrade changes them, `markerScripts` throws (bull-marker.test.ts fails, and a
+ * worker process refuses to start) instead of running unpatched or patched wrong.
+ */
+import { createRequire } from 'node:module';
+import type { Worker } from 'bullmq';
+
+interface BullScript {
+  name: string;
+  content: string;
+  keys: number;
+}
+
+/** The line of prepareJobForProcessing that leaves the marker whatever is left. */
+export const UNCONDITIONAL_MARKER = '\n  addBaseMarkerIfNeeded(markerKey, false)\n';
+
+/** Where each script that takes a job has the keys the condition reads (its header's KEYS[n] lines, checked). */
+const TAKERS = {
+  moveToActive: { wait: 1, prioritized: 3, delayed: 7 },
+  moveToFinished: { wait: 1, prioritized: 3, delayed: 7 },
+  moveToDelayed: { wait: 9, prioritized: 3, delayed: 4 },
+} as const;
+export type Taker = keyof typeof TAKERS;
+
+const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => `
+  -- relay (issue 35): "0" only while a job is left to take; else none, and the next delayed job's time
+  if rcall("LLEN", KEYS[${keys.wait}]) > 0 or rcall("ZCARD", KEYS[${keys.prioritized}]) > 0 then
+    rcall("ZADD", markerKey, 0, "0")
+  else
+    rcall("ZREM", markerKey, "0")
+    local nextDelayed = rcall("ZRANGE", KEYS[${keys.delayed}], 0, 0, "WITHSCORES")[2]
+    if nextDelayed then rcall("ZADD", markerKey, tonumber(nextDelayed) / 0x1000, "1") end
+  end
+`;
+
+// BullMQ's package has no exports map: these paths are its build's, the ones its connections read
+const fromBull = createRequire(import.meta.url);
+/** The version BullMQ names its commands with (`moveToActive:6.7.0`), which its index does not export. */
+export const bullVersion = (fromBull('bullmq/dist/cjs/version.js') as { version: string }).version;
+
+/** BullMQ's scripts, as its connections define them. */
+export function bullScripts(): BullScript[] {
+  const loaded = fromBull('bullmq/dist/cjs/scripts/index.js') as Record<string, Partial<BullScript>>;
+  return Object.values(loaded).filter(
+    (s): s is BullScript => typeof s.name === 'string' && typeof s.content === 'string' && typeof s.keys === 'number',
+  );
+}
+
+/** One script with the conditional marker, or an error that says what no longer matches. */
+export function withConditionalMarker(script: BullScript, taker: Taker): BullScript {
+  const keys = TAKERS[taker];
+  const where = `BullMQ ${bullVersion}'s ${script.name}`;
+  if (script.name !== taker) throw new Error(`${where} is not ${taker}`);
+  for (const [role, n] of Object.entries(keys)) {
+    if (!new RegExp(`^\\s*KEYS\\[${n}\\] ${role} key\\s*$`, 'm').test(script.content)) {
+      throw new Error(`${where} no longer takes its ${role} key as KEYS[${n}]: the marker fix (bull-marker.ts) needs a look`);
+    }
+  }
+  const parts = script.content.split(UNCONDITIONAL_MARKER);
+  if (parts.length !== 2) {
+    throw new Error(`${where} has ${parts.length - 1} unconditional markers, not one: the marker fix (bull-marker.ts) needs a look`);
+  }
+  return { ...script, content: parts.join(conditionalMarker(keys)) };
+}
+
+let patched: BullScript[] | undefined;
+
+/** The three scripts that take a job, with the conditional marker (made once; throws when BullMQ's text changed). */
+export function markerScripts(): BullScript[] {
+  if (patched) return patched;
+  const byName = new Map(bullScripts().map((s) => [s.name, s]));
+  patched = (Object.keys(TAKERS) as Taker[]).map((taker) => {
+    const script = byName.get(taker);
+    if (!script) throw new Error(`BullMQ ${bullVersion} has no script ${taker}: the marker fix (bull-marker.ts) needs a look`);
+    return withConditionalMarker(script, taker);
+  });
+  return patched;
+}
+
+/**
+ * Starts a worker made with `autorun: false` once its connection runs the scripts of
+ * `markerScripts` in place of BullMQ's, defined again under BullMQ's own names after BullMQ
+ * defined its own there (on a cluster the client routes them by their first key, as BullMQ's):
+ * its very first fetch runs them. Throws at once when the scripts cannot be made; a connection
+ * that does not have BullMQ's commands under the names expected is told as the worker's error,
+ * and the worker then runs BullMQ's own.
+ */
+export function runWithConditionalMarker<D, R, N extends string>(worker: Worker<D, R, N>): void {
+  const scripts = markerScripts();
+  worker.backend.connection.client
+    .then(
+      (client) => {
+        for (const { name, content, keys } of scripts) {
+          const command = `${name}:${bullVersion}`;
+          if (typeof (client as unknown as Record<string, unknown>)[command] !== 'function') {
+            throw new Error(`BullMQ's connection has no command ${command}: the marker fix (bull-marker.ts) needs a look`);
+          }
+          client.defineCommand(command, { numberOfKeys: keys, lua: content });
+        }
+      },
+      () => undefined, // a connection that never came up: the worker's own run meets it (or stops, closed)
+    )
+    .catch((error: unknown) => worker.emit('error', error as Error))
+    .then(() => worker.run())
+    .catch((error: unknown) => worker.emit('error', error as Error));
+}
