@@ -107,13 +107,14 @@ export function runWithConditionalMarker<D, R, N extends string>(worker: Worker<
   worker.backend.connection.client
     .then(
       (client) => {
-        for (const { name, content, keys } of scripts) {
-          const command = `${name}:${bullVersion}`;
-          if (typeof (client as unknown as Record<string, unknown>)[command] !== 'function') {
-            throw new Error(`BullMQ's connection has no command ${command}: the marker fix (bull-marker.ts) needs a look`);
-          }
-          client.defineCommand(command, { numberOfKeys: keys, lua: content });
+        const missing = scripts.filter(
+          (s) => typeof (client as unknown as Record<string, unknown>)[`${s.name}:${bullVersion}`] !== 'function',
+        );
+        if (missing.length > 0) {
+          const names = missing.map((s) => `${s.name}:${bullVersion}`).join(', ');
+          throw new Error(`BullMQ's connection has no command ${names}: the marker fix (bull-marker.ts) needs a look`);
         }
+        for (const { name, content, keys } of scripts) client.defineCommand(`${name}:${bullVersion}`, { numberOfKeys: keys, lua: content });
       },
       () => undefined, // a connection that never came up: the worker's own run meets it (or stops, closed)
     )
