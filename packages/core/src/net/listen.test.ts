@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { expect, test } from 'vitest';
 import { ConfigError } from '../config/env.js';
-import { listenOn, PortTakenError } from './listen.js';
+import { LISTEN_BACKLOG, listenOn, PortTakenError } from './listen.js';
 
 test('a port taken is a one-line configuration error naming the variable to change; a free one listens', async () => {
   const holder = createServer();
@@ -24,4 +26,19 @@ test('an error listening that is not about the address is passed on as it is', a
   const error = await listenOn(createServer(), 0, 'not a host name', 'PORT').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(Error);
   expect(error).not.toBeInstanceOf(PortTakenError);
+});
+
+test('a server listens with a queue for thousands of connections, not the 511 Node asks for', async () => {
+  const server = createServer();
+  const { port } = await listenOn(server, 0, '127.0.0.1', 'PORT');
+  try {
+    // for a listening socket, ss gives the queue's size as its Send-Q
+    const line = execFileSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).trim();
+    const queue = Number(line.split(/\s+/)[2]);
+    const ceiling = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(queue).toBe(Math.min(LISTEN_BACKLOG, ceiling));
+    expect(queue).toBeGreaterThan(511);
+  } finally {
+    server.close();
+  }
 });

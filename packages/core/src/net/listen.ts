@@ -25,6 +25,15 @@ const REASONS: Record<string, string> = {
 };
 
 /**
+ * The queue of connections the kernel has completed but the process has not yet accepted (the
+ * kernel caps it at net.core.somaxconn, 4096 on current Linux). Node's 511 overflows when
+ * thousands of clients connect within one busy turn of the event loop: the kernel then drops
+ * their handshakes, and a client that had already sent its request is reset a minute later,
+ * when the server's SYN-ACK retries run out.
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/**
  * `server.listen(port, host)` that rejects when it cannot listen, naming `variable` (PORT,
  * METRICS_PORT, SIM_PORT...), instead of leaving the server's 'error' event unhandled.
  */
@@ -35,7 +44,7 @@ export async function listenOn(server: Server, port: number, host: string, varia
       reject(reason ? new PortTakenError(variable, host, port, reason) : error);
     };
     server.once('error', failed);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', failed);
       resolve();
     });
