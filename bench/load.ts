@@ -3,7 +3,10 @@
  * `send` is told which caller sends, so that a caller can keep to one address (and its connection)
  * as a client behind a load balancer does.
  */
-export type Send = (caller: number) => Promise<Response>;
+export type Send = (caller: number) => Promise<Answer>;
+
+/** What the tally reads of an answer: a fetch Response, or the lighter one of bodies.ts' postLean. */
+export type Answer = Pick<Response, 'status' | 'text' | 'arrayBuffer'>;
 
 export interface LoadResult {
   latenciesMs: number[];
