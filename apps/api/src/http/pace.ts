@@ -61,11 +61,19 @@ export function createTurns(perTurn: number) {
     run,
     /** Resolves at a turn of its own: a step that continues many requests at once (a batch of Redis replies) goes on a few at a time. */
     next: () => new Promise<void>((resolve) => run(resolve)),
-    /** Express middleware: a request goes on at its turn, after the work already going on. */
-    middleware: (_req: Request, _res: Response, next: NextFunction) => {
-      arriving.push(next);
-      if (!scheduled) schedule();
-    },
+    /**
+     * Express middleware: a request goes on at its turn, after the work already going on; one
+     * `goesOnAtOnce` picks skips the line. That is for probes and scrapes: behind a burst of
+     * thousands a liveness probe would wait seconds, past its timeout, and the orchestrator would
+     * restart the process that holds them.
+     */
+    middleware:
+      (goesOnAtOnce: (req: Request) => boolean = () => false) =>
+      (req: Request, _res: Response, next: NextFunction) => {
+        if (goesOnAtOnce(req)) return next();
+        arriving.push(next);
+        if (!scheduled) schedule();
+      },
   };
 }
 
