@@ -41,7 +41,7 @@ export const postLean = (url: string, body: unknown, headers: Record<string, str
           resolve({
             status: res.statusCode ?? 0,
             text: async () => buffer.toString(),
-            arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length) as ArrayBuffer,
+            arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length),
           });
         });
       });
