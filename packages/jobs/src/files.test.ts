@@ -34,3 +34,11 @@ test('file ids are found inside other text, as output lines carry them', () => {
   const found = [...line.matchAll(new RegExp(`/files/(${FILE_ID_PATTERN})`, 'g'))].map((m) => m[1]);
   expect(found).toEqual([speech, image]);
 });
+
+test('job ids drawn across several refills of the random pool are all different and well formed', () => {
+  const ids = Array.from({ length: 1_000 }, () => newJobId('img'));
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(ids.every(isJobId)).toBe(true);
+  // every hex digit turns up in every position: the 32 digits are all random, none left from an unfilled pool
+  for (let at = 4; at < 36; at++) expect(new Set(ids.map((id) => id[at])).size).toBe(16);
+});

@@ -166,7 +166,8 @@ function peek(source: Readable, size: number): Promise<{ head: Buffer; ended: bo
     };
     const done = (ended: boolean) => {
       off();
-      const head = Buffer.concat(chunks);
+      // the first chunk nearly always holds the head: taken as it is (up to 64 KiB), not copied
+      const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       const body = new PassThrough();
       body.write(head);
       if (ended) body.end();

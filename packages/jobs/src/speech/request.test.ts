@@ -119,3 +119,18 @@ describe('speech request rules', () => {
 test('speechText joins every text part', () => {
   expect(speechText({ contents: [{ parts: [{ text: 'a' }, { text: 'b' }] }, { parts: [{ text: 'c' }] }] })).toBe('a\nb\nc');
 });
+
+test('one schema per model and path name, made once: each keeps its own model and name', () => {
+  const models = loadCatalog({}).speechModels;
+  const spec = models[MODEL]!;
+  expect(speechRequestSchema(MODEL, spec)).toBe(speechRequestSchema(MODEL, spec));
+  // another name for the same model is checked against that name
+  const other = speechRequestSchema('vendor-other-tts', spec);
+  expect(other).not.toBe(speechRequestSchema(MODEL, spec));
+  expect(verdict(other, { ...valid(), model: MODEL })).toBe('model');
+  expect(verdict(other, { ...valid(), model: 'vendor-other-tts' })).toBe(null);
+  // a model of another catalog (a smaller input cap) gets a schema of its own
+  const small = { ...spec, maxInputChars: 10 };
+  expect(verdict(speechRequestSchema(MODEL, small), valid())).toBe('contents');
+  expect(verdict(speechRequestSchema(MODEL, spec), valid())).toBe(null);
+});

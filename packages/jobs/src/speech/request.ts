@@ -134,8 +134,24 @@ function checkVoices(config: NonNullable<SpeechRequest['generationConfig']['spee
   }
 }
 
+/**
+ * Made once per model and kept: a zod schema made per request cost more than its parse (zod
+ * builds and compiles each new object schema on its first parse). The checks read the model's
+ * fields when they run, so a model changed in place is checked as it is then.
+ */
+const schemas = new WeakMap<SpeechModel, Map<string, SpeechRequestSchema>>();
+type SpeechRequestSchema = ReturnType<typeof buildSpeechRequestSchema>;
+
 /** The full schema for one speech model of the catalog (the model named by the path). */
 export function speechRequestSchema(modelId: string, model: SpeechModel) {
+  let byId = schemas.get(model);
+  if (!byId) schemas.set(model, (byId = new Map<string, SpeechRequestSchema>()));
+  let schema = byId.get(modelId);
+  if (!schema) byId.set(modelId, (schema = buildSpeechRequestSchema(modelId, model)));
+  return schema;
+}
+
+function buildSpeechRequestSchema(modelId: string, model: SpeechModel) {
   return speechRequestFields.superRefine((request, ctx) => {
     if (request.model !== undefined && request.model.replace(/^models\//, '') !== modelId) {
       refuse(ctx, ['model'], `the body names model "${request.model}" but the path names "${modelId}"`);
