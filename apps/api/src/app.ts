@@ -28,7 +28,7 @@ import { consoleRoutes } from './console/routes.js';
 import { filesRoutes } from './files/routes.js';
 import { geminiRoutes } from './gemini/routes.js';
 import { googleDialect } from './gemini/versions.js';
-import { opsPaths, opsRoutes } from './health.js';
+import { opsRoutes } from './health.js';
 import { createApiMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { openApiRoutes } from './openapi/routes.js';
@@ -102,7 +102,6 @@ export function createApp(deps: ApiDeps) {
   const batches = createBatchRecords(deps.redis, config.REDIS_PREFIX);
   const openApi = buildOpenApiDocument(deps.catalog, deps.doors, RELAY_VERSION);
 
-  app.use(deps.turns.middleware((req) => req.method === 'GET' && Object.hasOwn(opsPaths, req.path)));
   app.use(requestId);
   if (tracingActive()) app.use(traceRequests());
   app.use(accessLog(log.child({ component: 'http' })));

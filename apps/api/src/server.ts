@@ -11,6 +11,7 @@ import {
   type Logger,
 } from '@relay/core';
 import { createApp } from './app.js';
+import { opsPaths } from './health.js';
 import { createBilling } from '@relay/billing';
 import { createJobLife } from '@relay/life';
 import { createDoors, perQueue } from '@relay/jobs';
@@ -92,7 +93,11 @@ export async function startApi(
   const indexed = await backfillAccountIndex(redis, config.REDIS_PREFIX);
   if (indexed) log.info({ accounts: indexed }, 'accounts added to the listing index');
 
-  const server = createServer(app);
+  // A request waits its turn before Express sees it: a burst's thousands of arrivals otherwise each
+  // run Express's set-up and routing in the turn their bytes came in, unpaced. Probes and scrapes
+  // skip the line (their answer is due within a timeout whatever the line).
+  const paced = turns.middleware((req) => req.method === 'GET' && Object.hasOwn(opsPaths, req.url?.split('?', 1)[0] ?? ''));
+  const server = createServer((req, res) => paced(req, res, () => void app(req, res)));
   let draining = false;
   // A connection kept alive across the shutdown gets `Connection: close` with its next answer:
   // Node closes only the connections idle at that moment, and a client or load balancer that

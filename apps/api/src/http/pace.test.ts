@@ -20,7 +20,7 @@ test('requests through the middleware take the turns the work going on leaves', 
   const turns = createTurns(2);
   const order: string[] = [];
   turns.run(() => order.push('answer'));
-  for (const name of ['a', 'b', 'c']) turns.middleware()({} as never, {} as never, () => order.push(name));
+  for (const name of ['a', 'b', 'c']) turns.middleware()({} as never, {}, () => order.push(name));
   await nextTurn();
   expect(order).toEqual(['answer', 'a']);
   await nextTurn();
@@ -44,7 +44,7 @@ test('next() resumes its caller at a paced turn, in order with other work', asyn
 test('work going on takes its turn before requests still to begin, whenever it was queued', async () => {
   const turns = createTurns(2);
   const order: string[] = [];
-  for (const name of ['a', 'b', 'c', 'd']) turns.middleware()({} as never, {} as never, () => order.push(name));
+  for (const name of ['a', 'b', 'c', 'd']) turns.middleware()({} as never, {}, () => order.push(name));
   await nextTurn();
   expect(order).toEqual(['a', 'b']);
   // an admission's next step and an answer, queued after c and d
@@ -62,7 +62,7 @@ test('work going on takes its turn before requests still to begin, whenever it w
 test('a long line is taken in order to its end', async () => {
   const turns = createTurns(500);
   const ran: number[] = [];
-  for (let i = 0; i < 3_000; i++) turns.middleware()({} as never, {} as never, () => ran.push(i));
+  for (let i = 0; i < 3_000; i++) turns.middleware()({} as never, {}, () => ran.push(i));
   while (ran.length < 3_000) await nextTurn();
   expect(ran).toEqual(Array.from({ length: 3_000 }, (_, i) => i));
 });
@@ -70,8 +70,8 @@ test('a long line is taken in order to its end', async () => {
 test('a request the middleware is told to let through goes on at once, ahead of the line', async () => {
   const turns = createTurns(1);
   const order: string[] = [];
-  const paced = turns.middleware((req) => req.path === '/healthz');
-  for (const path of ['/v1/a', '/v1/b', '/healthz', '/v1/c']) paced({ path } as never, {} as never, () => order.push(path));
+  const paced = turns.middleware((req) => req.url === '/healthz');
+  for (const path of ['/v1/a', '/v1/b', '/healthz', '/v1/c']) paced({ url: path } as never, {}, () => order.push(path));
   expect(order).toEqual(['/healthz']);
   await nextTurn();
   await nextTurn();

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 /** First in, first out, without moving the rest at each take: a burst's line is thousands long. */
 function fifo() {
@@ -68,8 +68,8 @@ export function createTurns(perTurn: number) {
      * restart the process that holds them.
      */
     middleware:
-      (goesOnAtOnce: (req: Request) => boolean = () => false) =>
-      (req: Request, _res: Response, next: NextFunction) => {
+      (goesOnAtOnce: (req: IncomingMessage) => boolean = () => false) =>
+      (req: IncomingMessage, _res: unknown, next: () => void) => {
         if (goesOnAtOnce(req)) return next();
         arriving.push(next);
         if (!scheduled) schedule();
