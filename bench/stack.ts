@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { spawnStore } from '@relay/local';
-import { repoRoot, spawnApp, spawnReady, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
+import { APP_NODE_ARGS, repoRoot, spawnApp, spawnReady, spawnRedisServer, type AppProcess, type LocalRedis } from '@relay/testkit';
 import type { CatalogInput } from '@relay/core';
 
 /**
@@ -34,7 +34,8 @@ function startRelayApp(app: 'api' | 'worker', env: Record<string, string>, nodeA
   const entry = join(relayDir, 'dist', `${app}.mjs`);
   for (const needed of [entry, join(relayDir, 'node_modules')])
     if (!existsSync(needed)) throw new Error(`BENCH_RELAY_DIR: ${needed} is missing (npm ci and npm run build in ${relayDir} first)`);
-  return spawnReady(app, [...nodeArgs, entry], env, { echo: process.env.RELAY_TEST_LOGS === '1' });
+  // the same Node options as this checkout gives its own (npm start's, the image's)
+  return spawnReady(app, [...APP_NODE_ARGS[app], ...nodeArgs, entry], env, { echo: process.env.RELAY_TEST_LOGS === '1' });
 }
 
 export interface BenchStack {

@@ -33,6 +33,8 @@ export interface EditCall {
 export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { call: EditCall; inputs: CheckedInput[] }> {
   const model = (request: ImageRequest) => ownValue(catalog.imageModels, request.model)!;
   const documented = openAIEditFields.extend({ model: z.enum(Object.keys(catalog.imageModels) as [string, ...string[]]) });
+  // made once: zod compiles a new schema on its first parse, which cost more than the parse
+  const jsonSchema = imageRequestSchema(catalog.imageModels);
   return {
     name: 'openai.images.edits',
     capability: IMAGES,
@@ -46,7 +48,7 @@ export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { ca
     batch: batchAt(PATH),
     parse(sent) {
       if (sent.form) return parseForm(sent.form);
-      const request = parseOrThrow(imageRequestSchema(catalog.imageModels), editAsImageRequest(parseOrThrow(openAIEditFields, sent.body)));
+      const request = parseOrThrow(jsonSchema, editAsImageRequest(parseOrThrow(openAIEditFields, sent.body)));
       if (request.image === undefined)
         throw new AppError('invalid_request', 'an edit needs images: images[].image_url (or multipart image files)', { param: 'images' });
       return { request, asked: request };
