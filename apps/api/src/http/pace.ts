@@ -62,8 +62,9 @@ export function createTurns(perTurn: number) {
     /** Resolves at a turn of its own: a step that continues many requests at once (a batch of Redis replies) goes on a few at a time. */
     next: () => new Promise<void>((resolve) => run(resolve)),
     /**
-     * Express middleware: a request goes on at its turn, after the work already going on; one
-     * `goesOnAtOnce` picks skips the line. That is for probes and scrapes: behind a burst of
+     * The line requests wait in (the api's server puts each one there before Express sees it): a
+     * request goes on at its turn, after the work already going on; one `goesOnAtOnce` picks skips
+     * the line. That is for probes and scrapes: behind a burst of
      * thousands a liveness probe would wait seconds, past its timeout, and the orchestrator would
      * restart the process that holds them.
      */
