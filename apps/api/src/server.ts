@@ -23,6 +23,7 @@ import { createLifecycle } from './jobs/lifecycle.js';
 import { closeQueues, openQueues, relayQueuesOf } from './jobs/queues.js';
 import { createTrafficRecorder, trafficGroups } from './stats/traffic.js';
 import { createTurns } from './http/pace.js';
+import { readInLine } from './http/read-line.js';
 
 export interface RunningApi {
   url: string;
@@ -30,6 +31,10 @@ export interface RunningApi {
   /** Stops taking requests, lets in-flight ones finish within the grace period, then disconnects. */
   close(): Promise<void>;
 }
+
+/** New connections reading their first request at once, and how long one may take before the next is let in (http/read-line.ts). */
+const READ_SLOTS = 64;
+const READ_SLOT_MS = 100;
 
 /** Wires the front door from its configuration; main.ts and the tests both start it here. */
 export async function startApi(
@@ -98,6 +103,8 @@ export async function startApi(
   // skip the line (their answer is due within a timeout whatever the line).
   const paced = turns.middleware((req) => req.method === 'GET' && Object.hasOwn(opsPaths, req.url?.split('?', 1)[0] ?? ''));
   const server = createServer((req, res) => paced(req, res, () => void app(req, res)));
+  // and before that, a new connection's first request is read at its turn (a burst's thousands are not parsed in one turn)
+  readInLine(server, READ_SLOTS, READ_SLOT_MS);
   let draining = false;
   // A connection kept alive across the shutdown gets `Connection: close` with its next answer:
   // Node closes only the connections idle at that moment, and a client or load balancer that

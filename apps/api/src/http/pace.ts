@@ -1,14 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 
 /** First in, first out, without moving the rest at each take: a burst's line is thousands long. */
-function fifo() {
-  let items: Array<() => void> = [];
+export function fifo<T = () => void>() {
+  let items: T[] = [];
   let head = 0;
   return {
-    push: (work: () => void) => void items.push(work),
-    take(): (() => void) | undefined {
+    push: (item: T) => void items.push(item),
+    take(): T | undefined {
       if (head === items.length) return undefined;
-      const work = items[head++];
+      const item = items[head++];
       if (head === items.length) {
         items = [];
         head = 0;
@@ -16,7 +16,7 @@ function fifo() {
         items = items.slice(head);
         head = 0;
       }
-      return work;
+      return item;
     },
     get length() {
       return items.length - head;
