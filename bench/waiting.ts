@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { IMAGE, postLean } from './bodies.js';
 import { round, TARGETS } from './compare.js';
 import { cpuPerRequest } from './cpu.js';
@@ -12,6 +14,16 @@ function listenOverflows() {
   const values = lines.filter((l) => l.startsWith('TcpExt:'))[1]?.split(' ') ?? [];
   return Number(values[names.indexOf('ListenOverflows')] ?? Number.NaN);
 }
+
+/** How long a liveness probe takes on a connection of its own, as a kubelet's does (ms; NaN if it failed). */
+const probe = (url: string) =>
+  new Promise<number>((resolve) => {
+    const start = performance.now();
+    get(`${url}/healthz`, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - start : Number.NaN));
+    }).on('error', () => resolve(Number.NaN));
+  });
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
@@ -48,8 +60,11 @@ async function waitingCallers(stack: BenchStack, requests: number) {
     let arrived = 0;
     let failedScrapes = 0;
     const samples: Array<{ waiting: number; arrived: number; rssMiB: number; lagP99Ms: number; heapMiB: number; externalMiB: number }> = [];
+    const probesMs: number[] = [];
     const sampler = setInterval(() => {
       workerPeak = Math.max(workerPeak, rssOf(worker.child.pid!));
+      // a new connection, like a kubelet's: it waits in the api's read line behind the burst's own
+      void probe(`${api.ready.url}`).then((ms) => probesMs.push(ms));
       // a scrape that fails (a kept-alive socket the api closed as it was reused) is counted, not fatal
       void fromMetrics().then(
         (read) => samples.push({ waiting, arrived, rssMiB: round(rssMiB()), ...read }),
@@ -94,6 +109,8 @@ async function waitingCallers(stack: BenchStack, requests: number) {
         overall: Math.max(...samples.map((s) => s.lagP99Ms)),
       },
       seconds: round(scale.wallMs / 1000, 1),
+      // the slowest of the probes sent once a second on connections of their own (NaN: one failed)
+      probeWorstMs: round(probesMs.reduce((worst, ms) => (Number.isNaN(ms) || Number.isNaN(worst) ? Number.NaN : Math.max(worst, ms)), 0)),
       failedScrapes,
       listenOverflows: overflows,
       cpuMsPerRequest: perRequestMs,
@@ -144,6 +161,7 @@ export function printWaiting(report: WaitingReport) {
       'loop p99 overall ms': r.eventLoopLagP99Ms.overall,
       'worker RSS MB': r.workerRssMiBPeak,
       seconds: r.seconds,
+      'probe worst ms': r.probeWorstMs,
       'listen overflows': r.listenOverflows,
       'api CPU ms/request': r.cpuMsPerRequest.api,
       'load generator CPU ms/request': r.cpuMsPerRequest['load generator'],
