@@ -8,7 +8,7 @@ import {
   openRelayQueues,
   QUEUE_STREAMS,
   QUEUES,
-  runWithConditionalMarker,
+  runWithRelayScripts,
   type JobName,
   type MetaJob,
   type Payload,
@@ -18,6 +18,7 @@ import {
   type RelayWorker,
   type RelayWorkers,
   type Result,
+  useRelayScripts,
 } from '@relay/jobs';
 import { toJobError } from './job-errors.js';
 import { attemptFailedLevel } from './log-levels.js';
@@ -53,6 +54,7 @@ export function openWorkerQueues(redisUrl: string, prefix: string, log: Logger):
     queue.on('error', (err) => log.warn({ err: err.message, queue: name }, 'queue connection error'));
     // the schedule's promotions and the batch lines' adds leave in one write per turn
     queue.backend.connection.client.then(coalesceWrites, () => undefined);
+    void useRelayScripts(queue);
   }
   return queues;
 }
@@ -131,7 +133,7 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
       lockDuration: settings.lockMs,
       stalledInterval: settings.stalledCheckMs,
       maxStalledCount: settings.maxStalledCount,
-      // started below, once its fetches leave BullMQ's marker only for a job still waiting (issue 35)
+      // started below, once its connection runs the relay's scripts (issue 35: the conditional marker, no event writes)
       autorun: false,
     },
   );
@@ -142,7 +144,7 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   // its job moves and the scripts run on its connection leave in one write per turn
   worker.backend.connection.client.then(coalesceWrites, () => undefined);
-  runWithConditionalMarker(worker);
+  runWithRelayScripts(worker);
   return worker;
 }
 

@@ -5,7 +5,8 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, expect, test } from 'vitest';
 import { queueConnection } from '@relay/core';
 import { startRedis, startRedisCluster, uniqueName } from '@relay/testkit';
-import { bullScripts, markerScripts, runWithConditionalMarker } from './bull-marker.js';
+import { bullScripts } from './bull-marker.js';
+import { relayScripts, runWithRelayScripts } from './bull-scripts.js';
 
 /**
  * The marker fix (bull-marker.ts) with real BullMQ workers on real Redis, each on connections of
@@ -79,7 +80,7 @@ function startWorker(queue: Queue, concurrency: number) {
     finished.add(job.id!);
     changed();
   });
-  runWithConditionalMarker(worker);
+  runWithRelayScripts(worker);
   open.push(worker);
   return {
     worker,
@@ -218,7 +219,7 @@ test('on Redis Cluster the worker runs the fixed scripts and never sends BullMQâ
       prefix,
       autorun: false,
     });
-    runWithConditionalMarker(worker);
+    runWithRelayScripts(worker);
     const done = once(worker, 'completed');
     await queue.add('on-cluster', {});
     await done;
@@ -227,7 +228,7 @@ test('on Redis Cluster the worker runs the fixed scripts and never sends BullMQâ
     const probe = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     const node = await ownerOf(probe, prefix);
     for (const name of ['moveToActive', 'moveToFinished']) {
-      const fixed = markerScripts().find((s) => s.name === name)!.content;
+      const fixed = relayScripts().find((s) => s.name === name)!.content;
       expect(await node.script('EXISTS', sha(fixed), sha(own.get(name)!)), name).toEqual([1, 0]);
     }
     probe.disconnect();

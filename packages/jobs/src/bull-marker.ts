@@ -20,9 +20,8 @@
  * worker process refuses to start) instead of running unpatched or patched wrong.
  */
 import { createRequire } from 'node:module';
-import type { Worker } from 'bullmq';
 
-interface BullScript {
+export interface BullScript {
   name: string;
   content: string;
   keys: number;
@@ -92,33 +91,4 @@ export function markerScripts(): BullScript[] {
     return withConditionalMarker(script, taker);
   });
   return patched;
-}
-
-/**
- * Starts a worker made with `autorun: false` once its connection runs the scripts of
- * `markerScripts` in place of BullMQ's, defined again under BullMQ's own names after BullMQ
- * defined its own there (on a cluster the client routes them by their first key, as BullMQ's):
- * its very first fetch runs them. Throws at once when the scripts cannot be made; a connection
- * that does not have BullMQ's commands under the names expected is told as the worker's error,
- * and the worker then runs BullMQ's own.
- */
-export function runWithConditionalMarker<D, R, N extends string>(worker: Worker<D, R, N>): void {
-  const scripts = markerScripts();
-  worker.backend.connection.client
-    .then(
-      (client) => {
-        const missing = scripts.filter(
-          (s) => typeof (client as unknown as Record<string, unknown>)[`${s.name}:${bullVersion}`] !== 'function',
-        );
-        if (missing.length > 0) {
-          const names = missing.map((s) => `${s.name}:${bullVersion}`).join(', ');
-          throw new Error(`BullMQ's connection has no command ${names}: the marker fix (bull-marker.ts) needs a look`);
-        }
-        for (const { name, content, keys } of scripts) client.defineCommand(`${name}:${bullVersion}`, { numberOfKeys: keys, lua: content });
-      },
-      () => undefined, // a connection that never came up: the worker's own run meets it (or stops, closed)
-    )
-    .catch((error: unknown) => worker.emit('error', error as Error))
-    .then(() => worker.run())
-    .catch((error: unknown) => worker.emit('error', error as Error));
 }

@@ -9,6 +9,7 @@ import {
   type RelayQueue,
   type RelayQueues,
   type RetrySettings,
+  useRelayScripts,
 } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { schedulerFor, type Dispatched, type Scheduler } from '@relay/scheduler';
@@ -57,6 +58,8 @@ export async function openQueues(
   const inbox = createInbox(reader, producer, redisPrefix, log);
   await inbox.start();
   const queues = openRelayQueues(() => ({ connection: producer, prefix, defaultJobOptions: jobOptions(retry), streams: QUEUE_STREAMS }));
+  // before the first add: the relay's scripts on the producer's connection (every queue shares it, and BullMQ keeps what is defined)
+  await Promise.all(Object.values(queues).map((queue) => useRelayScripts(queue)));
   const entries = await Promise.all(
     QUEUE_NAMES.map(async (name) => {
       const queue: RelayQueue = queues[name];

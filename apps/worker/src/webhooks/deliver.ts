@@ -14,7 +14,7 @@ import {
   type Logger,
   type UrlPolicy,
 } from '@relay/core';
-import { runWithConditionalMarker, webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
+import { runWithRelayScripts, useRelayScripts, webhookAnnouncer, WEBHOOKS_QUEUE, type Delivery, type WebhookStore } from '@relay/jobs';
 
 export interface WebhookSettings {
   redisUrl: string;
@@ -70,6 +70,7 @@ export function startWebhookDelivery(settings: WebhookSettings) {
   const connection = queueConnection(settings.redisUrl, 'patient');
   const queue = new Queue<Delivery>(WEBHOOKS_QUEUE, { connection, prefix: settings.prefix });
   queue.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook queue connection error'));
+  void useRelayScripts(queue);
 
   const worker = new Worker<Delivery>(
     WEBHOOKS_QUEUE,
@@ -122,11 +123,11 @@ export function startWebhookDelivery(settings: WebhookSettings) {
       if (error) throw new EndpointFailed(`${endpoint.url}: ${error}`);
       return status;
     },
-    // started below, its fetches leaving BullMQ's marker only for a job still waiting (issue 35)
+    // started below, once its connection runs the relay's scripts (issue 35)
     { connection: queueConnection(settings.redisUrl, 'patient'), prefix: settings.prefix, concurrency: 16, autorun: false },
   );
   worker.on('error', (err) => settings.log.warn({ err: err.message }, 'webhook worker connection error'));
-  runWithConditionalMarker(worker);
+  runWithRelayScripts(worker);
   worker.on('failed', (job, err) =>
     settings.log.warn(
       { webhook: job && ('endpointId' in job.data.to ? job.data.to.endpointId : 'request'), attempt: job?.attemptsMade, err: err.message },

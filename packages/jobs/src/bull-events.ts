@@ -1,0 +1,50 @@
+/**
+ * BullMQ's event streams (issue 35). Every step of a job writes an event to its queue's stream
+ * (`added`, `waiting`, `active`, `progress`, `completed`, `drained`...: five XADDs and an XTRIM
+ * for one request), for QueueEvents to read. The relay reads none of them: a waiter hears from
+ * its own inbox (@relay/life's notices), and the streams are capped at 0 (QUEUE_STREAMS). No
+ * BullMQ option turns the writes off, so the relay's connections run BullMQ's scripts with each
+ * write to an event stream replaced by an empty statement (`do end`).
+ *
+ * A write is found as a statement `rcall("XADD", <key>, ...)` or `rcall("XTRIM", <key>, ...)`
+ * whose key is not a stream of BullMQ's own inbox scripts (`inboxKey`); the whole call, over as
+ * many lines as it takes, goes. `withoutEventWrites` throws when a call does not end where it
+ * should (bull-events.test.ts loads every script so made into a real Redis).
+ */
+
+/** Where a write to a stream starts: at the start of a statement, the command and its key. */
+const WRITE = /^([ \t]*)rcall\("(XADD|XTRIM)", ([^,]+),/gm;
+/** The streams that are not BullMQ's events (its inbox scripts' own). */
+const NOT_EVENTS = new Set(['inboxKey']);
+
+/** The index just past the parenthesis that closes the one opened at `open`, strings skipped. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      const end = text.indexOf(c, i + 1);
+      if (end < 0) break;
+      i = end;
+    } else if (c === '(') depth += 1;
+    else if (c === ')' && --depth === 0) return i + 1;
+  }
+  throw new Error(`an rcall at ${open} does not close`);
+}
+
+/** The script's text with every write to an event stream gone, and how many went. */
+export function withoutEventWrites(content: string): { content: string; dropped: number } {
+  let out = '';
+  let from = 0;
+  let dropped = 0;
+  for (const match of content.matchAll(WRITE)) {
+    const key = match[3]!.trim();
+    if (NOT_EVENTS.has(key)) continue;
+    const start = match.index + match[1]!.length;
+    const end = closing(content, content.indexOf('(', start));
+    out += `${content.slice(from, start)}do end`;
+    from = end;
+    dropped += 1;
+  }
+  return { content: out + content.slice(from), dropped };
+}

@@ -1,0 +1,75 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, expect, test } from 'vitest';
+import { startRedis, uniqueName } from '@relay/testkit';
+import { bullScripts } from './bull-marker.js';
+import { relayScripts, runWithRelayScripts, useRelayScripts } from './bull-scripts.js';
+
+/** The relay's BullMQ scripts (bull-scripts.ts) on a real Redis, against BullMQ's own. */
+const handle = await startRedis();
+const redis = new Redis(handle.url);
+const connection = { url: handle.url, maxRetriesPerRequest: null };
+afterAll(async () => {
+  redis.disconnect();
+  await handle.close();
+});
+
+test('every one of them is a script Redis compiles', async () => {
+  const scripts = relayScripts();
+  expect(scripts.length).toBe(bullScripts().length);
+  for (const { name, content } of scripts) {
+    await expect(redis.script('LOAD', content), name).resolves.toMatch(/^[0-9a-f]{40}$/);
+  }
+});
+
+/**
+ * One queue's jobs through a life of every step a relay request takes (added, taken, progress,
+ * completed; one failed and retried, one delayed): the relay's scripts leave the queue's event
+ * stream unwritten, BullMQ's own fill it.
+ */
+async function lifeOfJobs(relay: boolean) {
+  const prefix = uniqueName('bull');
+  const queue = new Queue(uniqueName('events'), { connection, prefix });
+  const worker = new Worker(
+    queue.name,
+    async (job: Job) => {
+      await job.updateProgress({ paid: true });
+      if (job.name === 'flaky' && job.attemptsMade === 0) throw new Error('once');
+      return 'done';
+    },
+    { connection, prefix, autorun: false },
+  );
+  if (relay) {
+    await useRelayScripts(queue);
+    runWithRelayScripts(worker);
+  } else void worker.run();
+  const completed = new Set<string>();
+  let check = () => {};
+  worker.on('completed', (job: Job) => {
+    completed.add(job.id!);
+    check();
+  });
+  const jobs = [
+    await queue.add('plain', {}),
+    await queue.add('flaky', {}, { attempts: 2, backoff: 0 }),
+    await queue.add('later', {}, { delay: 50 }),
+  ];
+  await new Promise<void>((resolve) => {
+    check = () => jobs.every((job) => completed.has(job.id!)) && resolve();
+    check();
+  });
+  const events = await redis.exists(`${prefix}:${queue.name}:events`);
+  const states = await Promise.all(jobs.map((job) => queue.getJobState(job.id!)));
+  await worker.close();
+  await queue.close();
+  return { events, states };
+}
+
+test("with the relay's scripts the jobs live the same lives and no event is written; BullMQ's own write them", async () => {
+  const relay = await lifeOfJobs(true);
+  expect(relay.states).toEqual(['completed', 'completed', 'completed']);
+  expect(relay.events).toBe(0);
+  const own = await lifeOfJobs(false);
+  expect(own.states).toEqual(['completed', 'completed', 'completed']);
+  expect(own.events).toBe(1);
+});

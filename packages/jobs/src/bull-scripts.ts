@@ -1,0 +1,73 @@
+/**
+ * BullMQ's scripts as the relay's connections run them (issue 35): BullMQ's own, each without its
+ * writes to the event streams nobody reads (bull-events.ts), and the three that take a job with
+ * the conditional marker (bull-marker.ts). They are defined under BullMQ's own command names
+ * (`moveToActive:6.7.0`), in place of BullMQ's, on every connection the relay's queues and
+ * workers use: on a cluster the client routes them by their first key, as BullMQ's.
+ */
+import type { Queue, Worker } from 'bullmq';
+import { withoutEventWrites } from './bull-events.js';
+import { bullScripts, bullVersion, markerScripts, type BullScript } from './bull-marker.js';
+
+let made: BullScript[] | undefined;
+
+/** Every BullMQ script as the relay runs it (made once; throws when BullMQ's text changed under a fix). */
+export function relayScripts(): BullScript[] {
+  if (made) return made;
+  const takers = new Map(markerScripts().map((s) => [s.name, s]));
+  made = bullScripts().map((own) => {
+    const script = takers.get(own.name) ?? own;
+    return { ...script, content: withoutEventWrites(script.content).content };
+  });
+  return made;
+}
+
+interface ScriptClient {
+  defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
+}
+
+/**
+ * Defines the relay's scripts on `client` under BullMQ's names, replacing BullMQ's own there.
+ * Throws when the client lacks one of BullMQ's names (a BullMQ that names them otherwise would
+ * go on running its own).
+ */
+export function defineRelayScripts(client: ScriptClient): void {
+  const scripts = relayScripts();
+  const missing = scripts.filter((s) => typeof (client as unknown as Record<string, unknown>)[`${s.name}:${bullVersion}`] !== 'function');
+  if (missing.length > 0) {
+    const names = missing.map((s) => `${s.name}:${bullVersion}`).join(', ');
+    throw new Error(`BullMQ's connection has no command ${names}: the relay's scripts (bull-scripts.ts) need a look`);
+  }
+  for (const { name, content, keys } of scripts) client.defineCommand(`${name}:${bullVersion}`, { numberOfKeys: keys, lua: content });
+}
+
+type Holder = Pick<Queue | Worker, 'backend' | 'emit'>;
+
+/**
+ * Resolves once `holder`'s connection runs the relay's scripts: BullMQ defines its own as the
+ * connection comes up, these replace them right after. A failure is told as the holder's error
+ * (it then runs BullMQ's own); a connection that never came up is the holder's own to meet.
+ */
+export function useRelayScripts(holder: Holder): Promise<void> {
+  return holder.backend.connection.client.then(
+    (client) => {
+      try {
+        defineRelayScripts(client);
+      } catch (error) {
+        (holder.emit as (event: 'error', error: Error) => boolean)('error', error as Error);
+      }
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * Starts a worker made with `autorun: false` once its connection runs the relay's scripts: its
+ * very first fetch runs them. Throws at once when the scripts cannot be made.
+ */
+export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>): void {
+  relayScripts();
+  void useRelayScripts(worker)
+    .then(() => worker.run())
+    .catch((error: unknown) => worker.emit('error', error as Error));
+}
