@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { bullScripts, markerScripts, UNCONDITIONAL_MARKER, withConditionalMarker } from './bull-marker.js';
+import { bullScripts, markerScripts, TAKEN_REPLY, UNCONDITIONAL_MARKER, withConditionalMarker } from './bull-marker.js';
 
 /** The marker fix against the installed BullMQ's own scripts: an upgrade that moves what it replaces fails here. */
 test('the three scripts that take a job each lose their one unconditional marker, and keep the rest of their text', () => {
@@ -12,8 +12,12 @@ test('the three scripts that take a job each lose their one unconditional marker
   const original = new Map(bullScripts().map((s) => [s.name, s.content]));
   for (const script of scripts) {
     expect(script.content).not.toContain(UNCONDITIONAL_MARKER);
+    expect(script.content).not.toContain(TAKEN_REPLY);
     expect(script.content).toContain('rcall("ZREM", markerKey, "0")');
-    const [before, after] = original.get(script.name)!.split(UNCONDITIONAL_MARKER);
+    expect(script.content).toContain('jobId, 0, relayNoneLeft}');
+    // BullMQ's text before the marker line and after the reply, unchanged
+    const [before] = original.get(script.name)!.split(UNCONDITIONAL_MARKER);
+    const [, after] = original.get(script.name)!.split(TAKEN_REPLY);
     expect(script.content.startsWith(before!)).toBe(true);
     expect(script.content.endsWith(after!)).toBe(true);
   }
@@ -40,4 +44,6 @@ test('a script whose marker line or keys moved is refused, not run as it is', ()
   const rekeyed = { ...active, content: active.content.replace('KEYS[7] delayed key', 'KEYS[7] paused key') };
   expect(() => withConditionalMarker(rekeyed, 'moveToActive')).toThrow(/delayed key as KEYS\[7\]/);
   expect(() => withConditionalMarker(active, 'moveToDelayed')).toThrow(/is not moveToDelayed/);
+  const replied = { ...active, content: active.content.replace(TAKEN_REPLY, '\n  return {rcall("HGETALL", jobKey), jobId, 0, 0}\n') };
+  expect(() => withConditionalMarker(replied, 'moveToActive')).toThrow(/0 replies with a taken job/);
 });

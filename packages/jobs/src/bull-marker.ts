@@ -27,6 +27,12 @@ export interface BullScript {
   keys: number;
 }
 
+/**
+ * A taken job's reply says, in its block-until value (BullMQ's 0 there), that no job is left to
+ * take: the worker then blocks on the marker instead of fetching again (`blockWhenNoneLeft`).
+ */
+export const NONE_LEFT = -1;
+
 /** The line of prepareJobForProcessing that leaves the marker whatever is left. */
 export const UNCONDITIONAL_MARKER = '\n  addBaseMarkerIfNeeded(markerKey, false)\n';
 
@@ -40,14 +46,20 @@ export type Taker = keyof typeof TAKERS;
 
 const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => `
   -- relay (issue 35): "0" only while a job is left to take; else none, and the next delayed job's time
+  local relayNoneLeft = 0
   if rcall("LLEN", KEYS[${keys.wait}]) > 0 or rcall("ZCARD", KEYS[${keys.prioritized}]) > 0 then
     rcall("ZADD", markerKey, 0, "0")
   else
+    relayNoneLeft = ${NONE_LEFT}
     rcall("ZREM", markerKey, "0")
     local nextDelayed = rcall("ZRANGE", KEYS[${keys.delayed}], 0, 0, "WITHSCORES")[2]
     if nextDelayed then rcall("ZADD", markerKey, tonumber(nextDelayed) / 0x1000, "1") end
   end
 `;
+
+/** The line that hands the job taken back: its last value (the time until which to block, 0) says whether it was the last. */
+export const TAKEN_REPLY = '\n  return {rcall("HGETALL", jobKey), jobId, 0, 0} -- get job data\n';
+const takenReply = '\n  return {rcall("HGETALL", jobKey), jobId, 0, relayNoneLeft} -- relay: NONE_LEFT when it was the last\n';
 
 // BullMQ's package has no exports map: these paths are its build's, the ones its connections read
 const fromBull = createRequire(import.meta.url);
@@ -76,7 +88,11 @@ export function withConditionalMarker(script: BullScript, taker: Taker): BullScr
   if (parts.length !== 2) {
     throw new Error(`${where} has ${parts.length - 1} unconditional markers, not one: the marker fix (bull-marker.ts) needs a look`);
   }
-  return { ...script, content: parts.join(conditionalMarker(keys)) };
+  const replies = parts.join(conditionalMarker(keys)).split(TAKEN_REPLY);
+  if (replies.length !== 2) {
+    throw new Error(`${where} has ${replies.length - 1} replies with a taken job, not one: the marker fix (bull-marker.ts) needs a look`);
+  }
+  return { ...script, content: replies.join(takenReply) };
 }
 
 let patched: BullScript[] | undefined;

@@ -7,7 +7,7 @@
  */
 import type { Queue, Worker } from 'bullmq';
 import { withoutEventWrites } from './bull-events.js';
-import { bullScripts, bullVersion, markerScripts, type BullScript } from './bull-marker.js';
+import { bullScripts, bullVersion, markerScripts, NONE_LEFT, type BullScript } from './bull-marker.js';
 
 let made: BullScript[] | undefined;
 
@@ -61,12 +61,51 @@ export function useRelayScripts(holder: Holder): Promise<void> {
   );
 }
 
+/** What of BullMQ's Worker and its backend `blockWhenNoneLeft` wraps (its own, not in its typings as public). */
+interface WorkerInside {
+  backend: Record<(typeof TAKING)[number], (...args: unknown[]) => Promise<unknown>>;
+  nextJobFromJobData(jobData?: object, ...rest: unknown[]): Promise<unknown>;
+  drained: boolean;
+}
+/** The backend's calls whose reply may hand a job taken: each runs one of the scripts with the conditional marker. */
+const TAKING = ['moveToActive', 'moveToFinished', 'moveToDelayed'] as const;
+
+/**
+ * A worker whose take was the last job waiting (its reply says NONE_LEFT, bull-marker.ts) goes
+ * to block on the marker at once, as after a fetch that found nothing: BullMQ's loop fetches
+ * again whenever its concurrency is not full, and that fetch found nothing (7 commands and a
+ * round trip per job while the queue keeps up). A job added meanwhile leaves the marker, so
+ * the block ends at once.
+ */
+function blockWhenNoneLeft(worker: Worker): void {
+  const inside = worker as unknown as WorkerInside;
+  const last = new WeakSet<object>();
+  for (const name of TAKING) {
+    const own = inside.backend[name].bind(inside.backend);
+    inside.backend[name] = async (...args: unknown[]) => {
+      const reply = await own(...args);
+      if (Array.isArray(reply) && reply[3] === NONE_LEFT) {
+        reply[3] = 0; // BullMQ's own value: no time to block until
+        if (reply[0] && typeof reply[0] === 'object') last.add(reply[0] as object);
+      }
+      return reply;
+    };
+  }
+  const next = inside.nextJobFromJobData.bind(worker);
+  inside.nextJobFromJobData = async (jobData?: object, ...rest: unknown[]) => {
+    const job = await next(jobData, ...rest);
+    if (job && jobData && last.has(jobData)) inside.drained = true;
+    return job;
+  };
+}
+
 /**
  * Starts a worker made with `autorun: false` once its connection runs the relay's scripts: its
  * very first fetch runs them. Throws at once when the scripts cannot be made.
  */
 export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>): void {
   relayScripts();
+  blockWhenNoneLeft(worker as unknown as Worker);
   void useRelayScripts(worker)
     .then(() => worker.run())
     .catch((error: unknown) => worker.emit('error', error as Error));
