@@ -35,6 +35,14 @@ export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { ca
   const documented = openAIEditFields.extend({ model: z.enum(Object.keys(catalog.imageModels) as [string, ...string[]]) });
   // made once: zod compiles a new schema on its first parse, which cost more than the parse
   const jsonSchema = imageRequestSchema(catalog.imageModels);
+  // the form's the same way, one per number of files (the form parser lets at most MAX_INPUT_IMAGES + 1 through)
+  const formFields = openAIEditFields.omit({ images: true, image: true });
+  const formSchemas = new Map<number, ReturnType<typeof imageRequestSchema>>();
+  const formSchema = (files: number) => {
+    let schema = formSchemas.get(files);
+    if (!schema) formSchemas.set(files, (schema = imageRequestSchema(catalog.imageModels, files)));
+    return schema;
+  };
   return {
     name: 'openai.images.edits',
     capability: IMAGES,
@@ -140,10 +148,10 @@ export function openAIEditsDoor(catalog: Catalog): Door<'images', EditCall, { ca
         param: 'image',
       });
     }
-    const fields = parseOrThrow(openAIEditFields.omit({ images: true, image: true }), body);
+    const fields = parseOrThrow(formFields, body);
     if (fields.mask !== undefined) throw maskRefused();
     const { mask: _mask, ...rest } = fields;
-    const request = parseOrThrow(imageRequestSchema(catalog.imageModels, form.files.length), rest);
+    const request = parseOrThrow(formSchema(form.files.length), rest);
     const uploaded = form.files.map((file): InputImageRef => ({ kind: 'stored', key: file.key, mime: file.mime }));
     return { request, uploaded, asked: { ...rest, files: form.files.map((file) => file.sha256) } };
   }
