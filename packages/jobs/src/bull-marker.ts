@@ -13,9 +13,11 @@
  * when there is one, so that a blocked worker still learns when to look, as it did from the fetch
  * BullMQ's "0" made it run. Every script that takes a job does it in that one place:
  * moveToActive (the fetch), moveToFinished and moveToDelayed (the next job taken in the same
- * step as one ends or is put off).
+ * step as one ends or is put off). The same place also says, in the reply with the job taken,
+ * whether it was the last (NONE_LEFT): the worker then blocks at once instead of running its
+ * fetch again because its concurrency is not full (bull-scripts.ts, `blockWhenNoneLeft`).
  *
- * The line and the keys each script is given are found by exact text in the installed BullMQ;
+ * The lines and the keys each script is given are found by exact text in the installed BullMQ;
  * when a BullMQ upgrade changes them, `markerScripts` throws (bull-marker.test.ts fails, and a
  * worker process refuses to start) instead of running unpatched or patched wrong.
  */
