@@ -8,9 +8,11 @@ export const bullPrefix = (redisPrefix: string) => `${redisPrefix}:bull`;
 
 /**
  * BullMQ's own event stream per queue is read by no one (waiters hear from their inbox,
- * @relay/life's notices) yet kept 10,000 events deep by default, each completion with its result:
- * trimmed to what Redis trims cheaply (one stream node) instead. Every Queue that writes the
- * queue's settings passes this, or the last one constructed would set the default again.
+ * @relay/life's notices) yet kept 10,000 events deep by default, each completion with its result.
+ * The relay's connections write none (bull-events.ts); a script run elsewhere with BullMQ's own
+ * text (an operator's tool, bull-board's actions) trims it to what Redis trims cheaply (one
+ * stream node). Every Queue that writes the queue's settings passes this, or the last one
+ * constructed would set the default again.
  */
 export const QUEUE_STREAMS: QueueOptions['streams'] = { events: { maxLen: 0 } };
 

@@ -43,7 +43,7 @@ test('a job end reaches only the api process waiting for it: three api processes
   }
 });
 
-test("BullMQ's own event stream, which no process reads, is kept to one stream node instead of 10,000 events", async () => {
+test("BullMQ's own event stream, which no process reads, is never written", async () => {
   const { key } = await stack.newKey();
   const answers = await Promise.all(
     Array.from({ length: 40 }, (_, i) =>
@@ -53,12 +53,11 @@ test("BullMQ's own event stream, which no process reads, is kept to one stream n
   expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
   const redis = new Redis(stack.redis.url, { maxRetriesPerRequest: 1 });
   try {
-    const events = `${stack.env.REDIS_PREFIX}:bull:images:events`;
+    // 40 jobs through BullMQ's scripts as BullMQ ships them wrote hundreds of events (added, active,
+    // progress, completed, ...); the relay's (packages/jobs/src/bull-events.ts) write none
+    expect(await redis.exists(`${stack.env.REDIS_PREFIX}:bull:images:events`)).toBe(0);
+    // and a Queue made elsewhere with BullMQ's own scripts would keep one stream node, not 10,000 events
     expect(await redis.hget(`${stack.env.REDIS_PREFIX}:bull:images:meta`, 'opts.maxLenEvents')).toBe('0');
-    // 40 jobs wrote hundreds of events (added, active, progress, completed, ...); trimming by whole nodes keeps at most 100
-    const info = (await redis.xinfo('STREAM', events)) as unknown[];
-    expect(Number(info[info.indexOf('entries-added') + 1])).toBeGreaterThan(200);
-    expect(await redis.xlen(events)).toBeLessThanOrEqual(100);
   } finally {
     redis.disconnect();
   }
