@@ -110,6 +110,27 @@ test('a cancel works only before the upstream call began; settling and releasing
   expect(await billing.balanceOf(id)).toEqual({ balance: 900, reserved: 0, spent: 100 });
 });
 
+test('a begin asked with its pick begins only when the pick leased: a job left waiting for a channel stays cancellable', async () => {
+  const id = await account(1_000);
+  const sets = [`${prefix}:cap:ch:a`, `${prefix}:cap:ch:b`];
+  const lease = { token: 'tok-1', sets };
+  await billing.reserve(reservation(id, 'job-l', 300));
+  expect(await billing.begin('job-l', undefined, lease)).toBe('unleased'); // the pick found no channel
+  expect((await billing.cancel('job-l')).applied).toBe(true);
+  expect(await billing.begin('job-l', undefined, lease)).toBe('cancelled'); // cancelled while it waited: told at once
+
+  await billing.reserve(reservation(id, 'job-m', 300));
+  await redis.zadd(sets[1]!, Date.now() + 60_000, 'other-token');
+  expect(await billing.begin('job-m', undefined, lease)).toBe('unleased'); // another call's lease
+  await redis.zadd(sets[1]!, Date.now() + 60_000, 'tok-1');
+  expect(await billing.begin('job-m', undefined, lease)).toBe('begin');
+  expect((await billing.cancel('job-m')).applied).toBe(false);
+  expect(await billing.stop('job-m')).toBe(true);
+  expect(await billing.begin('job-m', undefined, { token: 'tok-2', sets })).toBe('stopped'); // stopped: lease or not
+  expect((await billing.release('job-m')).applied).toBe(true);
+  expect(await billing.balanceOf(id)).toEqual({ balance: 1_000, reserved: 0, spent: 0 });
+});
+
 test('a begun job its owner stops begins no further call, and is still charged for what it delivered', async () => {
   const id = await account(1_000);
   await billing.reserve(reservation(id, 'job-s', 300));

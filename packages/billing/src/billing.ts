@@ -38,6 +38,12 @@ export const balanceSchema = z.object({
 });
 export type Balance = z.output<typeof balanceSchema>;
 
+/** A call's channel lease as its begin checks it: the pick's token and the keys of the lease sets one of which holds it. */
+export interface BeginLease {
+  token: string;
+  sets: string[];
+}
+
 export interface Billing {
   /** Holds `amount`; throws 402 when the available balance is smaller. Repeating it for the same job is a no-op. */
   reserve(r: Reservation): Promise<{ balance: number; reserved: number }>;
@@ -65,8 +71,15 @@ export interface Billing {
    * cancelled before it began); `stopped` it must not either, its owner stopped the begun job.
    * `tell`: a set of inboxes (streams) told in the same step that the call may begin (a 'started'
    * notice, @relay/life's shape), for those following the job: no round trip of its own.
+   * `lease`: the call's channel lease, picked in the same round trip just before (the pick's token
+   * and the lease sets one of which holds it); `unleased` when none does: the pick found no
+   * channel, and the job has not begun (a cancelled or stopped job is told so all the same).
    */
-  begin(jobId: string, tell?: { inboxes: string; maxLength: number }): Promise<'begin' | 'cancelled' | 'stopped'>;
+  begin(
+    jobId: string,
+    tell?: { inboxes: string; maxLength: number },
+    lease?: BeginLease,
+  ): Promise<'begin' | 'cancelled' | 'stopped' | 'unleased'>;
   /** Stops a job whose upstream call began: no further call begins. False when it is not running. */
   stop(jobId: string): Promise<boolean>;
   /** Whether the owner asked a begun job to stop (read where no call begins, such as a wait for a cooling channel). */
@@ -205,11 +218,12 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       const { applied } = await close('cancel', accountId, jobId, 0, '');
       return { applied };
     },
-    begin: (jobId, tell) =>
+    begin: (jobId, tell, lease) =>
       beginScript(
         redis,
         { reservation: keys.reservation(jobId), tell: tell?.inboxes ?? keys.reservation(jobId) },
-        { jobId: tell ? jobId : '', maxLength: tell?.maxLength ?? 0 },
+        { jobId: tell ? jobId : '', maxLength: tell?.maxLength ?? 0, token: lease?.token ?? '' },
+        ...(lease?.sets ?? []),
       ),
     stop: (jobId) => stopScript(redis, { reservation: keys.reservation(jobId) }, {}),
     stopping: async (jobId) => (await redis.hget(keys.reservation(jobId), 'stop')) === '1',

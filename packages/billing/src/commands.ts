@@ -50,8 +50,10 @@ export const beginScript = luaCommand({
   name: 'billing.begin',
   lua: beginLua,
   keys: ['reservation', 'tell'],
-  args: ['jobId', 'maxLength'],
-  reply: z.literal([0, 1, 2]).transform((n) => (['cancelled', 'begin', 'stopped'] as const)[n]),
+  /** The lease sets follow (beginLua). */
+  args: ['jobId', 'maxLength', 'token'],
+  rest: true,
+  reply: z.literal([0, 1, 2, 3]).transform((n) => (['cancelled', 'begin', 'stopped', 'unleased'] as const)[n]),
 });
 
 export const stopScript = luaCommand({

@@ -1,9 +1,9 @@
 import { expect, test } from 'vitest';
-import { ChannelsCooling, createChannelRouter } from './router.js';
+import { ChannelsCooling, createChannelRouter, type CallGate } from './router.js';
 import { channelKeys } from './keys.js';
 import { createChannelStore } from './store.js';
 import { readHealth } from './view.js';
-import { breaker, channel, routerHarness, fail, judge, Upstream } from './router.test-support.js';
+import { breaker, channel, own, routerHarness, fail, judge, Upstream } from './router.test-support.js';
 
 /** Routing among channels: weights, failover, breakers, 429 pauses, refused keys (capacity: capacity.int.test.ts). */
 const { redis, current, redisNow } = await routerHarness();
@@ -221,4 +221,52 @@ test('401/403 disables the channel in the store; every channel tried: the last e
   ).rejects.toBe(denied);
   expect(await store.get('a')).toMatchObject({ disabled: true, disabledReason: 'auth: HTTP 401' });
   expect(await store.version()).toBeGreaterThan(before);
+});
+
+test('a gate is asked in the same round trip as each pick: it sees the lease just taken, or none while every channel is full; refused, no call is made and the lease goes back uncounted', async () => {
+  const keys = channelKeys(current.prefix);
+  const candidates = [channel('a', { sets: [own('a', 1)] })];
+  /** The gate a job's begin is: true when one of the lease sets holds the pick's token (read on the same connection, after the pick). */
+  const seen: Array<{ token: string; sets: string[]; leased: boolean }> = [];
+  const leasedGate: CallGate = async ({ token, sets }) => {
+    const scores = await Promise.all(sets.map((set) => redis.zscore(set, token)));
+    const leased = scores.some((score) => score !== null);
+    seen.push({ token, sets, leased });
+    return leased;
+  };
+  expect((await current.router.call(candidates, async (id) => id, judge, leasedGate)).value).toBe('a');
+  expect(seen).toEqual([{ token: expect.any(String), sets: [keys.leases('ch:a')], leased: true }]);
+
+  // a holds its one call: the next call's pick leases nothing, its gate says so, and it waits for the lease back
+  let free!: () => void;
+  const holding = current.router.call(candidates, () => new Promise<string>((resolve) => (free = () => resolve('held'))), judge);
+  while (!free) await new Promise((resolve) => setImmediate(resolve));
+  seen.length = 0;
+  const waiting = current.router.call(candidates, async (id) => id, judge, leasedGate);
+  while (!seen.length) await new Promise((resolve) => setImmediate(resolve));
+  expect(seen[0]!.leased).toBe(false);
+  free();
+  expect((await holding).value).toBe('held');
+  expect((await waiting).value).toBe('a');
+  expect(seen.at(-1)!.leased).toBe(true);
+
+  // refused (a job cancelled or stopped): never run, the error is the caller's, the lease is back and no call was counted
+  const refusal = new Error('cancelled');
+  let ran = false;
+  const refused = current.router.call(
+    candidates,
+    async () => {
+      ran = true;
+      return 'ran';
+    },
+    judge,
+    async () => {
+      throw refusal;
+    },
+  );
+  await expect(refused).rejects.toBe(refusal);
+  expect(ran).toBe(false);
+  expect(await redis.zcard(keys.leases('ch:a'))).toBe(0);
+  const [health] = (await readHealth(redis, current.prefix, [{ id: 'a', disabled: false } as never])).values();
+  expect(health).toMatchObject({ state: 'closed', recentCalls: 3 });
 });

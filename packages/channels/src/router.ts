@@ -65,6 +65,19 @@ export class ChannelsCooling extends Error {
 
 const POLL_MS = 200;
 
+/** A pick's lease as a gate sees it: its token, and the lease sets (keys) one of which holds it once a channel is leased. */
+export interface PickLease {
+  token: string;
+  sets: string[];
+}
+
+/**
+ * Asked in the same round trip as each pick, sent right after it on the same connection: true
+ * when the call may go on the channel just leased, false when the pick leased none (the gate then
+ * changed nothing); a throw stops the call (its lease, if any, given back uncounted).
+ */
+export type CallGate = (lease: PickLease) => Promise<boolean>;
+
 /**
  * Sends one upstream call through the channels that can take it: the best usable one (lua/pick.lua)
  * gets it, and when that channel fails it in a way that is the channel's fault, the next
@@ -72,6 +85,15 @@ const POLL_MS = 200;
  * waits for a freed lease; when every one is cooling it waits if the wait is short, else throws
  * ChannelsCooling so the job can wait without holding a worker.
  */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A promise that never rejects (awaited later, after another): what it came to. */
+const settled = <T>(promise: Promise<T> | undefined): Promise<Settled<T>> | undefined =>
+  promise?.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+
 export function createChannelRouter(settings: RouterSettings) {
   const keys = channelKeys(settings.prefix);
   const random = settings.random ?? Math.random;
@@ -169,10 +191,12 @@ export function createChannelRouter(settings: RouterSettings) {
   }
 
   return {
+    /** `gate`: what must hold before each attempt (a job's begin), asked with its pick (CallGate). */
     async call<T>(
       candidates: Candidate[],
       run: (channel: string) => Promise<T>,
       judge: (error: unknown) => Verdict,
+      gate?: CallGate,
     ): Promise<{ value: T; channel: string }> {
       const tried = new Set<string>();
       let last: unknown;
@@ -180,7 +204,20 @@ export function createChannelRouter(settings: RouterSettings) {
         const left = candidates.filter((c) => !tried.has(c.id));
         if (!left.length) throw last;
         const token = randomBytes(12).toString('hex');
-        const picked = await pick(left, token);
+        const picking = pick(left, token);
+        const gated = settled(gate?.({ token, sets: left.map((c) => keys.leases(c.sets[0]!.name)) }));
+        const picked = await picking.catch(async (error: unknown) => {
+          await gated;
+          throw error;
+        });
+        const gone = await gated;
+        if ('id' in picked && gone && !(gone.ok && gone.value)) {
+          // the gate refused the leased call (cancelled, stopped, past its deadline): its lease back, counted as no call
+          const candidate = left.find((c) => c.id === picked.id)!;
+          await release(candidate, token, { outcome: 'none', failover: false }, 0).catch(() => undefined);
+          throw gone.ok ? new Error(`the gate found no lease of ${picked.id}, which its pick had just taken`) : gone.error;
+        }
+        if (gone && !gone.ok) throw gone.error;
         if ('wait' in picked) {
           if (picked.wait < 0) await freedOrPoll();
           else if (picked.wait <= settings.shortWaitMs) await sleep(picked.wait + Math.floor(random() * 20));

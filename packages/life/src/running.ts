@@ -1,5 +1,6 @@
 import { inSpan, runStep, runSteps, valueOf } from '@relay/core';
 import { progressStep, type QueueName, type MetaJob } from '@relay/jobs';
+import type { BeginLease } from '@relay/billing';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
 import { INBOX_MAX_LENGTH, waiterSetKey } from './notices.js';
@@ -29,18 +30,20 @@ export function createRunning(deps: LifeDeps) {
     /**
      * Right before the upstream call: the last moment its client can cancel it for free (then it
      * must not call). A job past its Cancel-After deadline is cancelled here instead, uncharged.
-     * Those following its events hear that it began.
+     * Those following its events hear that it began. `lease`: the channel's lease picked in the
+     * same round trip (the router's gate); false when that pick leased none, and nothing began.
      */
-    async begin(job: MetaJob) {
+    async begin(job: MetaJob, lease?: BeginLease): Promise<boolean> {
       const { deadline } = job.data.meta;
       if (deadline !== undefined && Date.now() > deadline) {
         await deps.billing.cancel(job.id!);
         throw cancelledByError('deadline');
       }
       // those following its events (its waiter set) hear it began in the same step
-      const begun = await deps.billing.begin(job.id!, { inboxes: waiterSetKey(deps.prefix, job.id!), maxLength: INBOX_MAX_LENGTH });
+      const begun = await deps.billing.begin(job.id!, { inboxes: waiterSetKey(deps.prefix, job.id!), maxLength: INBOX_MAX_LENGTH }, lease);
       if (begun === 'cancelled') throw cancelledError();
       if (begun === 'stopped') throw stoppedError();
+      return begun === 'begin';
     },
 
     /** Whether its owner stopped the job: read while it waits with no call to begin (every channel cooling). */

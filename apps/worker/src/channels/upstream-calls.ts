@@ -1,5 +1,5 @@
 import { AppError, inSpan, SpanKind, type Logger } from '@relay/core';
-import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings, type Verdict } from '@relay/channels';
+import { ChannelsCooling, createChannelRouter, readHealth, type BreakerSettings, type CallGate, type Verdict } from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
 import type { Redis } from 'ioredis';
 import { errorClass, UpstreamError } from '../upstreams/upstream-error.js';
@@ -92,7 +92,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   });
   const judge = (error: unknown) => verdictOf(error, settings.rateLimit);
 
-  async function call<T>(queue: QueueName, model: string, run: (channel: LiveChannel, vendorModel: string) => Promise<T>) {
+  async function call<T>(queue: QueueName, model: string, run: (channel: LiveChannel, vendorModel: string) => Promise<T>, gate?: CallGate) {
     const serving = registry.serving(queue, model);
     if (!serving.length) {
       throw new AppError('upstream_misconfigured', `no enabled upstream channel serves ${model}; contact the relay's operator`, {
@@ -134,6 +134,7 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
           }
         },
         judge,
+        gate,
       )
       .catch(async (error: unknown) => {
         throw error instanceof ChannelsCooling ? ((await everyOneExhausted(serving, model)) ?? error) : error;
@@ -162,9 +163,16 @@ export function createUpstreamCalls(settings: UpstreamCallSettings) {
   }
 
   return {
-    /** A call for a job of `queue`, on a channel that serves `model`, with that capability's adapter. */
-    call: <Q extends QueueName, T>(queue: Q, model: string, run: (upstream: Adapter<Q>, vendorModel: string) => Promise<T>) =>
-      call(queue, model, (c, vendorModel) => run(adapterFor(c, queue), vendorModel)),
+    /**
+     * A call for a job of `queue`, on a channel that serves `model`, with that capability's adapter.
+     * `gate`: the job's begin, asked in the same round trip as each pick of a channel.
+     */
+    call: <Q extends QueueName, T>(
+      queue: Q,
+      model: string,
+      run: (upstream: Adapter<Q>, vendorModel: string) => Promise<T>,
+      gate?: CallGate,
+    ) => call(queue, model, (c, vendorModel) => run(adapterFor(c, queue), vendorModel), gate),
   };
 }
 

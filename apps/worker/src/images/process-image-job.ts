@@ -1,5 +1,6 @@
 import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
 import { imageCost, webSearchCost } from '@relay/billing';
+import type { CallGate } from '@relay/channels';
 import type { JobLife } from '@relay/life';
 import {
   CONTENT_TYPES,
@@ -97,8 +98,9 @@ export function createImageProcessor(deps: ImageJobDeps) {
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
     const store = slotStore(job, request, model, deps);
-    // the last moment a job can be cancelled for free: its client may have left while it waited
-    const begin = () => deps.life.begin(job);
+    // the last moment a job can be cancelled for free (its client may have left while it waited),
+    // asked with each pick of a channel
+    const begin: CallGate = (lease) => deps.life.begin(job, lease);
 
     // charged for what was delivered and stored, never for what was asked
     const finish = async (set: {
@@ -161,10 +163,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
       inputs ??= inputImagesOf(request, deps.store);
       const call = { request, model, inputs: await inputs };
       const { value, channel } = await unlessStopped(job, deps.life, () =>
-        deps.upstream.call('images', request.model, async (upstream, vendorModel) => {
-          await begin();
-          return upstream.generate({ ...call, vendorModel });
-        }),
+        deps.upstream.call('images', request.model, (upstream, vendorModel) => upstream.generate({ ...call, vendorModel }), begin),
       );
       return { answer: value, channel };
     };

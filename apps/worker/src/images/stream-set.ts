@@ -1,3 +1,4 @@
+import type { CallGate } from '@relay/channels';
 import type { JobLife } from '@relay/life';
 import { unlessStopped } from '../stopping.js';
 import { z } from 'zod';
@@ -33,8 +34,8 @@ export interface StreamSetDeps {
   upstream: UpstreamCalls;
   /** Whether its owner stopped the job (read while every channel cools). */
   life: Pick<JobLife, 'stopping'>;
-  /** The last moment the job may be cancelled for free (its client may have left while it waited). */
-  begin: () => Promise<void>;
+  /** The last moment the job may be cancelled for free (its client may have left while it waited): asked with each pick. */
+  begin: CallGate;
   /** Keeps the set so far in the job; `last`: the set is over (its upstream call too). */
   checkpoint: (set: Streamed, last: boolean) => Promise<void>;
   /** Copies one delivered image into the store. */
@@ -55,52 +56,56 @@ export async function streamSet(job: RelayJob<'images'>, call: Omit<ImageCall, '
   if (saved.success && (saved.data.streamed.ended || saved.data.streamed.images.length > 0)) return broken(saved.data.streamed);
 
   const { value, channel } = await unlessStopped(job, deps.life, () =>
-    deps.upstream.call('images', call.request.model, async (upstream, vendorModel) => {
-      await deps.begin();
-      const set: Streamed = {
-        images: [],
-        failed: [],
-        created: Math.floor(Date.now() / 1000),
-        upstreamModel: vendorModel,
-        channel: '',
-        ended: false,
-      };
-      let refusal: UpstreamError | undefined;
-      try {
-        for await (const event of upstream.generateStream({ ...call, vendorModel })) {
-          if (event.created !== undefined) set.created = event.created;
-          if (event.model !== undefined) set.upstreamModel = event.model;
-          if (event.kind === 'image') {
-            const file = await deps.store(event.index, event.image).catch((error: unknown) => {
-              // bytes that are no image were not delivered: a failed slot, not charged; the set goes on
-              if (!isNotAnImage(error)) throw error;
-              set.failed.push({ index: event.index, code: NOT_AN_IMAGE, message: error.message });
-              return undefined;
-            });
-            if (!file) continue;
-            set.images.push(file);
-            await deps.checkpoint(set, false);
-            await deps.delivered(file);
-          } else if (event.kind === 'failed') {
-            set.failed.push({ index: event.index, ...event.error });
-            if (event.moderation)
-              refusal ??= new UpstreamError('refused', event.error.message, { status: 400, code: event.error.code, moderation: true });
-            if (event.endsSet) break;
-          } else {
-            set.ended = true;
-            if (event.tools !== undefined) set.tools = event.tools;
-            if (event.webSearches !== undefined) set.webSearches = event.webSearches;
+    deps.upstream.call(
+      'images',
+      call.request.model,
+      async (upstream, vendorModel) => {
+        const set: Streamed = {
+          images: [],
+          failed: [],
+          created: Math.floor(Date.now() / 1000),
+          upstreamModel: vendorModel,
+          channel: '',
+          ended: false,
+        };
+        let refusal: UpstreamError | undefined;
+        try {
+          for await (const event of upstream.generateStream({ ...call, vendorModel })) {
+            if (event.created !== undefined) set.created = event.created;
+            if (event.model !== undefined) set.upstreamModel = event.model;
+            if (event.kind === 'image') {
+              const file = await deps.store(event.index, event.image).catch((error: unknown) => {
+                // bytes that are no image were not delivered: a failed slot, not charged; the set goes on
+                if (!isNotAnImage(error)) throw error;
+                set.failed.push({ index: event.index, code: NOT_AN_IMAGE, message: error.message });
+                return undefined;
+              });
+              if (!file) continue;
+              set.images.push(file);
+              await deps.checkpoint(set, false);
+              await deps.delivered(file);
+            } else if (event.kind === 'failed') {
+              set.failed.push({ index: event.index, ...event.error });
+              if (event.moderation)
+                refusal ??= new UpstreamError('refused', event.error.message, { status: 400, code: event.error.code, moderation: true });
+              if (event.endsSet) break;
+            } else {
+              set.ended = true;
+              if (event.tools !== undefined) set.tools = event.tools;
+              if (event.webSearches !== undefined) set.webSearches = event.webSearches;
+            }
           }
+        } catch (error) {
+          if (!(error instanceof StreamInterrupted) || set.images.length === 0) throw error;
+          set.failed.push({ index: nextIndex(set), code: 'upstream_failed', message: error.message });
         }
-      } catch (error) {
-        if (!(error instanceof StreamInterrupted) || set.images.length === 0) throw error;
-        set.failed.push({ index: nextIndex(set), code: 'upstream_failed', message: error.message });
-      }
-      if (set.images.length === 0) throw nothingDelivered(set, refusal);
-      set.ended = true;
-      await deps.checkpoint(set, true);
-      return set;
-    }),
+        if (set.images.length === 0) throw nothingDelivered(set, refusal);
+        set.ended = true;
+        await deps.checkpoint(set, true);
+        return set;
+      },
+      deps.begin,
+    ),
   );
   return { ...value, channel };
 }

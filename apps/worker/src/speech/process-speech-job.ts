@@ -74,12 +74,15 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
         value: { value: speech, vendorModel },
         channel,
       } = await unlessStopped(job, deps.life, () =>
-        deps.upstream.call('speech', modelId, async (upstream, vendorModel) => {
-          await deps.life.begin(job);
-          return vendorModels.call(modelId, model, vendorModel, (chosen) =>
-            upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
-          );
-        }),
+        deps.upstream.call(
+          'speech',
+          modelId,
+          (upstream, vendorModel) =>
+            vendorModels.call(modelId, model, vendorModel, (chosen) =>
+              upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
+            ),
+          (lease) => deps.life.begin(job, lease),
+        ),
       ));
       await live?.finish();
     } catch (error) {

@@ -2,11 +2,16 @@
 -- for free. Repeats (a retry, a retry after the charge) pass; a cancelled job does not, nor a
 -- further call of a begun job its owner asked to stop (stop.lua).
 -- KEYS: reservation, the set of inboxes (streams) following the job. ARGV: jobId ('' tells no
--- one), the inboxes' approximate maximum length.
+-- one), the inboxes' approximate maximum length, a lease token ('' for none), then the lease sets
+-- (zsets, in the same hash slot) one of which holds that token when the call has its channel.
+-- With a token the begin rides in the same round trip as the channel's pick (channels' pick.lua,
+-- sent just before it on the same connection): a job whose pick leased nothing has not begun and
+-- stays cancellable for free, while a cancelled or stopped one is told so at once, lease or not.
 -- Returns 1 when the call may begin, 0 when it must not (cancelled), 2 when the job was stopped:
--- what it delivered before stays, nothing more is asked upstream. A call that may begin is told
--- in the same step, as a 'started' notice (the shape of @relay/life's notices), to every inbox
--- of the set that still exists: those following the job's events hear it began, no round trip more.
+-- what it delivered before stays, nothing more is asked upstream; 3 when no lease holds the token
+-- (the pick found no channel: nothing changed). A call that may begin is told in the same step, as
+-- a 'started' notice (the shape of @relay/life's notices), to every inbox of the set that still
+-- exists: those following the job's events hear it began, no round trip more.
 local function began()
   if ARGV[1] ~= '' then
     for _, inbox in ipairs(redis.call('SMEMBERS', KEYS[2])) do
@@ -17,9 +22,17 @@ local function began()
   end
   return 1
 end
+local function leased()
+  if ARGV[3] == '' then return true end
+  for i = 4, #ARGV do
+    if redis.call('ZSCORE', ARGV[i], ARGV[3]) then return true end
+  end
+  return false
+end
 local r = redis.call('HMGET', KEYS[1], 'state', 'stop')
 local state = r[1]
-if state == 'reserved' then redis.call('HSET', KEYS[1], 'state', 'started') return began() end
 if state == 'started' and r[2] then return 2 end
-if state == 'started' or state == 'settled' then return began() end
-return 0
+if state ~= 'reserved' and state ~= 'started' and state ~= 'settled' then return 0 end
+if not leased() then return 3 end
+if state == 'reserved' then redis.call('HSET', KEYS[1], 'state', 'started') end
+return began()
