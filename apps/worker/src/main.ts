@@ -108,7 +108,15 @@ await runMain(async () => {
   // a job's life here: its begin, checkpoints, charge, and its end told to whoever subscribes
   // a job's end is told once it is on a replica (behind Sentinel)
   const replication = await createReplication(config.REDIS_URL, config.REDIS_PREFIX, log, registry);
-  const life = createJobLife({ redis, prefix: config.REDIS_PREFIX, billing, schedulers, queues, log, replicated: replication.replicated });
+  const life = createJobLife({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    billing,
+    schedulers,
+    queues,
+    log,
+    ...(replication.waits ? { replicated: replication.replicated } : {}),
+  });
   // every capability's processor, from the worker's capability table, with what this process shares
   const shared: CapabilityDeps = {
     catalog,

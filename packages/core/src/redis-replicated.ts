@@ -16,6 +16,8 @@ export const REPLICATION_BOUND_MS = 2_000;
 export type ReplicationOutcome = 'acknowledged' | 'timed_out' | 'skipped';
 
 export interface Replication {
+  /** Whether answers wait for a replica at all (behind Sentinel): where they do not, nothing a replica has need be waited for. */
+  readonly waits: boolean;
   /**
    * Resolves once every write this process saw acknowledged before the call is on a replica too
    * (or right away where there is nothing to wait for); rejects when Redis cannot be reached,
@@ -32,7 +34,7 @@ export interface Replication {
   close(): void;
 }
 
-const nothingToWait: Replication = { replicated: () => Promise.resolve(), mustBeAbleToWait: () => {}, close: () => {} };
+const nothingToWait: Replication = { waits: false, replicated: () => Promise.resolve(), mustBeAbleToWait: () => {}, close: () => {} };
 
 /**
  * The one place the relay waits for replication before it answers (docs/guarantees.md, "Nothing
@@ -103,6 +105,7 @@ export async function createReplication(url: string, prefix: string, log: Logger
   };
 
   return {
+    waits: true,
     async replicated() {
       const next = nextRound();
       if (behind) {

@@ -44,3 +44,10 @@ test("the relay's scripts write to no event stream; BullMQ's own do, in the scri
     ).toEqual([]);
   }
 });
+
+test("the relay's scripts do not read the events' length, which only the event writes used; BullMQ's own do", () => {
+  const reads = (lua: string) => lua.match(/"opts\.maxLenEvents"/g) ?? [];
+  const own = new Map(bullScripts().map((s) => [s.name, s.content]));
+  for (const name of ['addStandardJob', 'moveToFinished']) expect(reads(own.get(name)!).length, name).toBeGreaterThan(0);
+  for (const script of relayScripts()) expect(reads(script.content), script.name).toEqual([]);
+});

@@ -73,3 +73,42 @@ test("with the relay's scripts the jobs live the same lives and no event is writ
   expect(own.states).toEqual(['completed', 'completed', 'completed']);
   expect(own.events).toBe(1);
 });
+
+test('a completing hook is told as each move to completed is sent: what it sends on that connection runs after the move; a failure is not told', async () => {
+  const prefix = uniqueName('bull');
+  const queue = new Queue(uniqueName('completing'), { connection, prefix });
+  const worker = new Worker(
+    queue.name,
+    async (job: Job) => {
+      if (job.name === 'fails') throw new Error('no');
+      return { answer: job.name };
+    },
+    { connection, prefix, autorun: false },
+  );
+  const told: Array<{ jobId: string; returnvalue: string; finishedOn: string | null }> = [];
+  let check = () => {};
+  runWithRelayScripts(worker, {
+    completing: (client, jobId, returnvalue) => {
+      // sent now, on the move's own connection: Redis runs it after the move
+      void (client as Redis).hget(`${prefix}:${queue.name}:${jobId}`, 'finishedOn').then((finishedOn) => {
+        told.push({ jobId, returnvalue, finishedOn });
+        check();
+      });
+    },
+  });
+  const ended = new Set<string>();
+  for (const event of ['completed', 'failed'] as const)
+    worker.on(event, (job?: Job) => {
+      ended.add(job!.id!);
+      check();
+    });
+  const done = await queue.add('done', {});
+  const fails = await queue.add('fails', {});
+  await new Promise<void>((resolve) => {
+    check = () => ended.has(done.id!) && ended.has(fails.id!) && told.length > 0 && resolve();
+    check();
+  });
+  expect(told).toEqual([{ jobId: done.id, returnvalue: JSON.stringify({ answer: 'done' }), finishedOn: expect.stringMatching(/^\d+$/) }]);
+  await worker.close();
+  await queue.close();
+});

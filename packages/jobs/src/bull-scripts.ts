@@ -100,13 +100,46 @@ function blockWhenNoneLeft(worker: Worker): void {
 }
 
 /**
- * Starts a worker made with `autorun: false` once its connection runs the relay's scripts: its
- * very first fetch runs them. Throws at once when the scripts cannot be made.
+ * Told of a job's move to completed right after the command is sent, in the same turn and on the
+ * same connection (so what it sends there leaves in the same write and runs after the move): the
+ * connection, the job's id and its result as BullMQ wrote it (JSON). The move may still fail (a
+ * job whose lock was lost): it is told before its reply.
  */
-export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>): void {
+export type CompletingHook = (connection: unknown, jobId: string, returnvalue: string) => void;
+
+/** BullMQ runs moveToFinished as `client[name](keysThenArgs)`: after its keys come the job's id, a time, the field, the value, the target. */
+function tellWhenCompleting(client: unknown, completing: CompletingHook): void {
+  const name = `moveToFinished:${bullVersion}`;
+  const keys = relayScripts().find((s) => s.name === 'moveToFinished')!.keys;
+  const commands = client as Record<string, (...args: unknown[]) => unknown>;
+  const own = commands[name]!;
+  commands[name] = function (this: unknown, ...args: unknown[]) {
+    const sent = own.apply(this, args);
+    const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+    const [jobId, , field, value, target] = flat.slice(keys);
+    if (target === 'completed' && field === 'returnvalue' && typeof jobId === 'string' && typeof value === 'string') {
+      try {
+        completing(this, jobId, value);
+      } catch {
+        // the hook's own trouble: the move goes on as BullMQ sent it
+      }
+    }
+    return sent;
+  };
+}
+
+/**
+ * Starts a worker made with `autorun: false` once its connection runs the relay's scripts: its
+ * very first fetch runs them. Throws at once when the scripts cannot be made. `completing`: told
+ * as each job's move to completed is sent (CompletingHook).
+ */
+export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>, options: { completing?: CompletingHook } = {}): void {
   relayScripts();
   blockWhenNoneLeft(worker as unknown as Worker);
   void useRelayScripts(worker)
-    .then(() => worker.run())
+    .then(async () => {
+      if (options.completing) tellWhenCompleting(await worker.backend.connection.client, options.completing);
+      await worker.run();
+    })
     .catch((error: unknown) => worker.emit('error', error as Error));
 }

@@ -1,7 +1,7 @@
-import { isInterruption } from '@relay/core';
+import { isInterruption, type ScriptHost } from '@relay/core';
 import { QUEUES, type QueueName, type RelayJob, type RelayWorker, type RelayWorkers, type Result } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
-import { notifyEnd } from './notices.js';
+import { notifyEnd, notifyWaiters } from './notices.js';
 import type { Running } from './running.js';
 
 /** How a job ended for good: completed with its result, or failed with the reason it was given up on. */
@@ -12,6 +12,9 @@ export type JobEnd = {
 }[QueueName];
 
 export type EndSubscriber = (end: JobEnd) => unknown;
+
+/** At most this many jobs running here, and ids of completions told with their move, are kept (an end never heard here leaves one). */
+const TOLD_MAX = 100_000;
 
 /** How many more runs a charged job BullMQ gave up on for stalling gets before its failure is told. */
 const OWED_RERUNS = 3;
@@ -24,11 +27,43 @@ const OWED_RERUNS = 3;
  * moved (a final failure has `finishedOn`; a retry has not), with no read of Redis.
  */
 export function createEnds(deps: LifeDeps, running: Running) {
+  /** Jobs running in this process's workers, by id: a completion may be told with BullMQ's move (`completing`). */
+  const runningHere = new Map<string, RelayJob<QueueName>>();
+  /** Ids of jobs whose completion was told with its move: not told again when BullMQ says it completed. */
+  const toldWithMove = new Set<string>();
   const subscribers: EndSubscriber[] = [
     (end) => (end.outcome === 'failed' ? deps.billing.release(end.job.id!) : undefined),
     (end) => running.ended(end.job),
-    (end) => notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
+    (end) =>
+      toldWithMove.delete(end.job.id!)
+        ? undefined
+        : notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
   ];
+
+  /**
+   * With no replica to wait for (a single Redis, a Cluster), a completion is told to the api
+   * processes waiting for it in the same round trip as BullMQ's move of the job to completed:
+   * sent right after the move on the same connection, it runs after it, so whoever hears it
+   * finds the job completed. Behind Sentinel the end is told only once a replica has it (tell).
+   * A move that then fails (the job's lock lost to another worker, which runs it again from its
+   * checkpoints and charges nothing more) has been told all the same: with this run's result.
+   */
+  const completing = deps.replicated
+    ? undefined
+    : (connection: unknown, jobId: string, returnvalue: string) => {
+        const job = runningHere.get(jobId);
+        if (!job) return; // taken before this process watched: told the usual way
+        runningHere.delete(jobId);
+        if (job.data.meta.batch) return;
+        if (toldWithMove.size >= TOLD_MAX) toldWithMove.clear(); // ids of moves that failed: their jobs ended elsewhere
+        toldWithMove.add(jobId);
+        notifyWaiters(connection as ScriptHost, deps.prefix, { type: 'completed', jobId, data: returnvalue }, job.data.meta.inbox).catch(
+          (error: Error) => {
+            toldWithMove.delete(jobId); // told when BullMQ says it completed
+            deps.log.warn({ jobId, err: error.message }, 'a completion could not be told with its move; told once it is heard');
+          },
+        );
+      };
 
   /**
    * Whether an end whose replication could not be seen (the primary died mid-wait) is still in
@@ -89,6 +124,8 @@ export function createEnds(deps: LifeDeps, running: Running) {
   };
 
   return {
+    /** For the workers' connections (runWithRelayScripts): a completion told with its move, where nothing is waited for. */
+    completing,
     /** `subscriber` is told of every job that ends in this process's workers. */
     onEnded(subscriber: EndSubscriber) {
       subscribers.push(subscriber);
@@ -96,8 +133,17 @@ export function createEnds(deps: LifeDeps, running: Running) {
     /** Hears the ends of the jobs these workers run. */
     watch(workers: Partial<RelayWorkers>) {
       const watchOne = <Q extends QueueName>(queue: Q, worker: RelayWorker<Q>) => {
-        worker.on('completed', (job, result) => void tell({ job, queue, outcome: 'completed', result } as JobEnd));
+        if (completing)
+          worker.on('active', (job) => {
+            if (runningHere.size >= TOLD_MAX) runningHere.clear(); // jobs whose end was never heard here (lost to another worker)
+            runningHere.set(job.id!, job as RelayJob<QueueName>);
+          });
+        worker.on('completed', (job, result) => {
+          runningHere.delete(job.id!);
+          void tell({ job, queue, outcome: 'completed', result } as JobEnd);
+        });
         worker.on('failed', (job) => {
+          if (job) runningHere.delete(job.id!);
           if (job?.finishedOn)
             void failedForGood(
               { job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd & { outcome: 'failed' },

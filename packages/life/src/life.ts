@@ -29,6 +29,7 @@ export function createJobLife(deps: LifeDeps) {
     gaveUp: running.gaveUp,
     onEnded: ends.onEnded,
     watch: ends.watch,
+    completing: ends.completing,
   };
 }
 

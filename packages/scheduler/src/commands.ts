@@ -14,6 +14,7 @@
  *   S:dispatching           zset  jobId -> ms it was picked (promoted into BullMQ right after)
  *   S:alive / S:concurrency zset workerId -> expiry ms / hash workerId -> jobs it runs at once
  *   S:cap                   str   the most jobs handed to workers at once (unset: their concurrency)
+ *   S:window                str   the window those make, kept until the first live worker's heartbeat lapses
  *   S:recent                zset  "jobId cost ms" -> ms, the last 200 jobs finished and how long each held
  *                                 its place (the pace estimates use those of the last minute)
  * Account settings are read from {prefix}:account:{id} (weight, maxInFlight).

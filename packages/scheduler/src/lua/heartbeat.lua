@@ -8,4 +8,6 @@ for _, gone in ipairs(redis.call('ZRANGEBYSCORE', S .. ':alive', '-inf', now)) d
   redis.call('HDEL', S .. ':concurrency', gone)
 end
 if tonumber(ARGV[5]) > 0 then redis.call('SET', S .. ':cap', ARGV[5]) else redis.call('DEL', S .. ':cap') end
+-- the window kept for admissions (window.lua) is made again from what the workers say now
+redis.call('DEL', S .. ':window')
 return 1
