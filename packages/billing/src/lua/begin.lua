@@ -10,13 +10,14 @@
 -- Returns 1 when the call may begin, 0 when it must not (cancelled), 2 when the job was stopped:
 -- what it delivered before stays, nothing more is asked upstream; 3 when no lease holds the token
 -- (the pick found no channel: nothing changed). A call that may begin is told in the same step, as
--- a 'started' notice (the shape of @relay/life's notices), to every inbox of the set that still
--- exists: those following the job's events hear it began, no round trip more.
+-- a 'started' notice (the shape of @relay/life's notices, published too), to every inbox of the
+-- set that still exists: those following the job's events hear it began, no round trip more.
 local function began()
   if ARGV[1] ~= '' then
     for _, inbox in ipairs(redis.call('SMEMBERS', KEYS[2])) do
       if redis.call('EXISTS', inbox) == 1 then
-        redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[2], '*', 't', 'started', 'j', ARGV[1], 'd', '')
+        local id = redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[2], '*', 't', 'started', 'j', ARGV[1], 'd', '')
+        redis.call('PUBLISH', inbox, id .. '\nstarted\n' .. ARGV[1] .. '\n')
       end
     end
   end

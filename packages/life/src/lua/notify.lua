@@ -1,6 +1,9 @@
 -- A job's end (or a delivered part) to the creator's inbox and every inbox in the waiter set,
 -- each only if it still exists: an inbox whose process died expires and is never made again
 -- by a notice. A final notice drops the set. One round trip, whatever the number of waiters.
+-- Each notice is also published on its inbox's channel ("id\ntype\njobId\ndata"): the api
+-- process hears it with no read of its own, and reads the stream only to catch up after its
+-- subscription was down (@relay/api's inbox).
 -- The set's inboxes are keys this script does not declare: on a cluster that holds only because
 -- every inbox shares the prefix's hash tag with the waiter set (one slot).
 local sent = {}
@@ -10,7 +13,8 @@ if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
 for _, inbox in ipairs(targets) do
   if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
     sent[inbox] = true
-    redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
+    local id = redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
+    redis.call('PUBLISH', inbox, id .. '\n' .. ARGV[1] .. '\n' .. ARGV[2] .. '\n' .. ARGV[3])
   end
 end
 -- (a set without members is no key: nothing to drop)
