@@ -42,7 +42,7 @@ export interface WorkerSettings {
   /** How long a job may wait in all for a channel (`tuning.worker.upstreamWaitMaxMs`). */
   waitMaxMs: number;
   /** A job given up on gives its money back and drops its request (@relay/life). */
-  life: Pick<JobLife, 'gaveUp' | 'stopping' | 'completing'>;
+  life: Pick<JobLife, 'gaveUp' | 'stopping' | 'moveHooks'>;
   metrics: WorkerMetrics;
   log: Logger;
 }
@@ -144,7 +144,7 @@ function startWorker<Q extends QueueName>(name: Q, setup: QueueSetup<Q>, setting
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
   // its job moves and the scripts run on its connection leave in one write per turn
   worker.backend.connection.client.then(coalesceWrites, () => undefined);
-  runWithRelayScripts(worker, settings.life.completing ? { completing: settings.life.completing } : {});
+  runWithRelayScripts(worker, settings.life.moveHooks);
   return worker;
 }
 

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, expect, test } from 'vitest';
 import { startRedis, uniqueName } from '@relay/testkit';
 import { bullScripts } from './bull-marker.js';
-import { relayScripts, runWithRelayScripts, useRelayScripts } from './bull-scripts.js';
+import { movesCarryHooks, relayScripts, runWithRelayScripts, useRelayScripts } from './bull-scripts.js';
 
 /** The relay's BullMQ scripts (bull-scripts.ts) on a real Redis, against BullMQ's own. */
 const handle = await startRedis();
@@ -74,7 +74,7 @@ test("with the relay's scripts the jobs live the same lives and no event is writ
   expect(own.events).toBe(1);
 });
 
-test('a completing hook is told as each move to completed is sent: what it sends on that connection runs after the move; a failure is not told', async () => {
+test('move hooks ride with each move to completed: what `before` sends runs before the move, what `after` sends after it; a failure is told neither', async () => {
   const prefix = uniqueName('bull');
   const queue = new Queue(uniqueName('completing'), { connection, prefix });
   const worker = new Worker(
@@ -87,8 +87,14 @@ test('a completing hook is told as each move to completed is sent: what it sends
   );
   const told: Array<{ jobId: string; returnvalue: string; finishedOn: string | null }> = [];
   let check = () => {};
+  const before: Array<{ jobId: string; finishedOn: string | null }> = [];
   runWithRelayScripts(worker, {
-    completing: (client, jobId, returnvalue) => {
+    // sent just before the move, on its connection: Redis runs it first
+    before: (client, jobId) =>
+      void (client as Redis)
+        .hget(`${prefix}:${queue.name}:${jobId}`, 'finishedOn')
+        .then((finishedOn) => before.push({ jobId, finishedOn })),
+    after: (client, jobId, returnvalue) => {
       // sent now, on the move's own connection: Redis runs it after the move
       void (client as Redis).hget(`${prefix}:${queue.name}:${jobId}`, 'finishedOn').then((finishedOn) => {
         told.push({ jobId, returnvalue, finishedOn });
@@ -109,6 +115,8 @@ test('a completing hook is told as each move to completed is sent: what it sends
     check();
   });
   expect(told).toEqual([{ jobId: done.id, returnvalue: JSON.stringify({ answer: 'done' }), finishedOn: expect.stringMatching(/^\d+$/) }]);
+  expect(before).toEqual([{ jobId: done.id, finishedOn: null }]);
+  expect(movesCarryHooks(worker)).toBe(true);
   await worker.close();
   await queue.close();
 });

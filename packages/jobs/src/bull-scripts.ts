@@ -100,45 +100,64 @@ function blockWhenNoneLeft(worker: Worker): void {
 }
 
 /**
- * Told of a job's move to completed right after the command is sent, in the same turn and on the
- * same connection (so what it sends there leaves in the same write and runs after the move): the
- * connection, the job's id and its result as BullMQ wrote it (JSON). The move may still fail (a
- * job whose lock was lost): it is told before its reply.
+ * What rides with a job's move to completed, on the same connection and in the same turn, so
+ * it leaves in the same write (one round trip) and Redis runs it in that order: `before` sends
+ * what must be in Redis before the job is completed (its charge), `after` what must find it
+ * completed (the notice to its waiters). Each is given the connection and the job's id, `after`
+ * also its result as BullMQ wrote it (JSON). The move may still fail (a job whose lock was lost):
+ * both are told before its reply.
  */
-export type CompletingHook = (connection: unknown, jobId: string, returnvalue: string) => void;
+export interface MoveHooks {
+  before?: (connection: unknown, jobId: string) => void;
+  after?: (connection: unknown, jobId: string, returnvalue: string) => void;
+}
+
+/** Workers whose moves to completed carry the hooks (from the start of their run). */
+const hooked = new WeakSet<object>();
+
+/** Whether `worker`'s moves to completed carry MoveHooks: a job's `queue` is the worker running it. */
+export const movesCarryHooks = (worker: object): boolean => hooked.has(worker);
+
+/** A hook's own trouble never stops the move. */
+function told(hook: () => void) {
+  try {
+    hook();
+  } catch {
+    // the move goes on as BullMQ sent it
+  }
+}
 
 /** BullMQ runs moveToFinished as `client[name](keysThenArgs)`: after its keys come the job's id, a time, the field, the value, the target. */
-function tellWhenCompleting(client: unknown, completing: CompletingHook): void {
+function carryHooks(client: unknown, hooks: MoveHooks): void {
   const name = `moveToFinished:${bullVersion}`;
   const keys = relayScripts().find((s) => s.name === 'moveToFinished')!.keys;
   const commands = client as Record<string, (...args: unknown[]) => unknown>;
   const own = commands[name]!;
   commands[name] = function (this: unknown, ...args: unknown[]) {
-    const sent = own.apply(this, args);
     const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
     const [jobId, , field, value, target] = flat.slice(keys);
-    if (target === 'completed' && field === 'returnvalue' && typeof jobId === 'string' && typeof value === 'string') {
-      try {
-        completing(this, jobId, value);
-      } catch {
-        // the hook's own trouble: the move goes on as BullMQ sent it
-      }
-    }
+    const completing = target === 'completed' && field === 'returnvalue' && typeof jobId === 'string' && typeof value === 'string';
+    if (completing && hooks.before) told(() => hooks.before!(this, jobId));
+    const sent = own.apply(this, args);
+    if (completing && hooks.after) told(() => hooks.after!(this, jobId, value));
     return sent;
   };
 }
 
 /**
  * Starts a worker made with `autorun: false` once its connection runs the relay's scripts: its
- * very first fetch runs them. Throws at once when the scripts cannot be made. `completing`: told
- * as each job's move to completed is sent (CompletingHook).
+ * very first fetch runs them. Throws at once when the scripts cannot be made. `hooks`: what rides
+ * with each job's move to completed (MoveHooks).
  */
-export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>, options: { completing?: CompletingHook } = {}): void {
+export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R, N>, hooks?: MoveHooks): void {
   relayScripts();
   blockWhenNoneLeft(worker as unknown as Worker);
   void useRelayScripts(worker)
     .then(async () => {
-      if (options.completing) tellWhenCompleting(await worker.backend.connection.client, options.completing);
+      if (hooks) {
+        carryHooks(await worker.backend.connection.client, hooks);
+        hooked.add(worker);
+      }
       await worker.run();
     })
     .catch((error: unknown) => worker.emit('error', error as Error));

@@ -48,6 +48,7 @@ export function createEnds(deps: LifeDeps, running: Running) {
    * A move that then fails (the job's lock lost to another worker, which runs it again from its
    * checkpoints and charges nothing more) has been told all the same: with this run's result.
    */
+  const failedToTell = (jobId: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, 'a job-end subscriber failed');
   const completing = deps.replicated
     ? undefined
     : (connection: unknown, jobId: string, returnvalue: string) => {
@@ -57,12 +58,12 @@ export function createEnds(deps: LifeDeps, running: Running) {
         if (job.data.meta.batch) return;
         if (toldWithMove.size >= TOLD_MAX) toldWithMove.clear(); // ids of moves that failed: their jobs ended elsewhere
         toldWithMove.add(jobId);
-        notifyWaiters(connection as ScriptHost, deps.prefix, { type: 'completed', jobId, data: returnvalue }, job.data.meta.inbox).catch(
-          (error: Error) => {
-            toldWithMove.delete(jobId); // told when BullMQ says it completed
-            deps.log.warn({ jobId, err: error.message }, 'a completion could not be told with its move; told once it is heard');
-          },
-        );
+        const notice = { type: 'completed', jobId, data: returnvalue } as const;
+        notifyWaiters(connection as ScriptHost, deps.prefix, notice, job.data.meta.inbox).catch((error: Error) => {
+          deps.log.warn({ jobId, err: error.message }, 'a completion could not be told with its move; told again');
+          // told when BullMQ says it completed, or now if that was heard already
+          if (!toldWithMove.delete(jobId)) notifyWaiters(deps.redis, deps.prefix, notice, job.data.meta.inbox).catch(failedToTell(jobId));
+        });
       };
 
   /**
@@ -140,10 +141,14 @@ export function createEnds(deps: LifeDeps, running: Running) {
           });
         worker.on('completed', (job, result) => {
           runningHere.delete(job.id!);
+          running.completedWithHeld(job.id!);
           void tell({ job, queue, outcome: 'completed', result } as JobEnd);
         });
         worker.on('failed', (job) => {
-          if (job) runningHere.delete(job.id!);
+          if (job) {
+            runningHere.delete(job.id!);
+            running.dropHeld(job.id!);
+          }
           if (job?.finishedOn)
             void failedForGood(
               { job, queue, outcome: 'failed', failedReason: job.failedReason } as JobEnd & { outcome: 'failed' },

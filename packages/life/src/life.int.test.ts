@@ -13,6 +13,7 @@ import {
   type RelayJob,
   type RelayQueues,
   type RelayWorker,
+  runWithRelayScripts,
 } from '@relay/jobs';
 import { schedulerFor, type Scheduler } from '@relay/scheduler';
 import { startRedis, uniqueName, waitFor } from '@relay/testkit';
@@ -192,14 +193,16 @@ describe('cancel', () => {
 });
 
 describe('running and ending', () => {
-  async function runOne(process: (job: Job) => Promise<unknown>, attempts = 1) {
+  async function runOne(process: (job: Job) => Promise<unknown>, attempts = 1, hooked = false) {
     const ends: Array<{ outcome: string; jobId?: string }> = [];
     life.onEnded((end) => ends.push({ outcome: end.outcome, jobId: end.job.id }));
     const worker = new Worker(QUEUES.images, process, {
+      ...(hooked ? { autorun: false } : {}),
       connection: new Redis(handle.url, { maxRetriesPerRequest: null }),
       prefix: bullPrefix(prefix),
     });
     life.watch({ images: worker as unknown as RelayWorker<'images'> });
+    if (hooked) runWithRelayScripts(worker, life.moveHooks);
     const r = reservation();
     const job = await life.admit({
       queue: 'images',
@@ -222,10 +225,36 @@ describe('running and ending', () => {
       // read back as BullMQ reads it, and the place already free while the job goes on
       expect((await queues.images.getJob(j.id!))?.progress).toEqual({ generations: { 0: 'paid' } });
       expect(await running()).toBe(0);
-      await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' });
+      await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' }).ready;
       return { ok: true };
     });
     expect(ends).toEqual([{ outcome: 'completed', jobId: job.id }]);
+    expect(await balance()).toBe(960);
+  });
+
+  test("with no replica to wait for, the charge rides with the job's move to completed: held until the move goes out, then made once", async () => {
+    expect(life.moveHooks).toBeDefined();
+    let settled: Promise<{ charged: number; applied: boolean }> | undefined;
+    let ready = false;
+    const { job, ends } = await runOne(
+      async (j) => {
+        await life.begin(j);
+        const charge = life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' });
+        settled = charge.settled;
+        await charge.ready;
+        ready = true;
+        // held for the move, which has not gone out: nothing charged yet
+        expect(await billing().reservationState(j.id!)).toBe('started');
+        return { ok: true };
+      },
+      1,
+      true,
+    );
+    expect(ready).toBe(true);
+    expect(ends).toEqual([{ outcome: 'completed', jobId: job.id }]);
+    expect(await settled).toEqual({ charged: 40, applied: true });
+    const [state, finishedOn] = await Promise.all([billing().reservationState(job.id!), queues.images.getJob(job.id!)]);
+    expect([state, typeof finishedOn?.finishedOn]).toEqual(['settled', 'number']);
     expect(await balance()).toBe(960);
   });
 
@@ -247,14 +276,14 @@ describe('running and ending', () => {
     const taken = await dying.getNextJob('dying');
     expect(taken.id).toBe(r.jobId);
     await life.begin(taken);
-    if (c.charged) await life.settle(taken, { accountId: 'acct', amount: 40, units: '1 images' });
+    if (c.charged) await life.settle(taken, { accountId: 'acct', amount: 40, units: '1 images' }).ready;
     // the next worker gives up on it at once (no stall allowed) and would answer it failed
     let runs = 0;
     const worker = new Worker(
       QUEUES.images,
       async (j: Job) => {
         runs += 1;
-        await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' });
+        await life.settle(j, { accountId: 'acct', amount: 40, units: '1 images' }).ready;
         return { ok: true };
       },
       {

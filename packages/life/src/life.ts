@@ -29,7 +29,8 @@ export function createJobLife(deps: LifeDeps) {
     gaveUp: running.gaveUp,
     onEnded: ends.onEnded,
     watch: ends.watch,
-    completing: ends.completing,
+    /** What rides with each job's move to completed (@relay/jobs' MoveHooks): its charge before, its notice after; none behind Sentinel. */
+    moveHooks: deps.replicated ? undefined : { before: running.sendHeld, after: ends.completing },
   };
 }
 

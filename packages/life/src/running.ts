@@ -1,5 +1,6 @@
-import { inSpan, runStep, runSteps, valueOf } from '@relay/core';
-import { progressStep, type QueueName, type MetaJob } from '@relay/jobs';
+import { inSpan, runStep, runSteps, valueOf, type ScriptHost } from '@relay/core';
+import { movesCarryHooks, progressStep, type QueueName, type MetaJob } from '@relay/jobs';
+import { createHeldCharges } from './held-charges.js';
 import type { BeginLease } from '@relay/billing';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
@@ -10,6 +11,18 @@ const queueOf = (job: MetaJob) => job.queueName as QueueName;
 /** Ids of jobs whose place this process freed when their calls were over: their end needs no second round trip. */
 const FREED_MAX = 100_000;
 
+/** What a job is charged (an amount of micro-units for its units, at most its reservation). */
+export interface Charge {
+  accountId: string;
+  amount: number;
+  units: string;
+  channel?: string;
+}
+type Settled = { charged: number; applied: boolean };
+
+/** The worker running a job (BullMQ's job keeps it as its queue). */
+const workerOf = (job: MetaJob) => (job as unknown as { queue: object }).queue;
+
 /**
  * A job's life on the worker: the moment its upstream call begins, its paid answers kept as they
  * arrive, the moment its calls are over (its place in the schedule goes to the next job while it
@@ -18,6 +31,26 @@ const FREED_MAX = 100_000;
 export function createRunning(deps: LifeDeps) {
   const freed = new Set<string>();
   const failed = (jobId: string | undefined, what: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, what);
+
+  /** The charge and, before it, the checkpoint the job keeps with it. */
+  const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object) => {
+    const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
+    return { job, checkpoint, write: checkpoint ? progressStep(job, checkpoint) : undefined, settle };
+  };
+  type ChargeSteps = ReturnType<typeof chargeSteps>;
+
+  /** Sends a charge (its checkpoint first, in the same round trip) on `redis`. */
+  const send = async (redis: ScriptHost, { job, checkpoint, write, settle }: ChargeSteps): Promise<Settled> => {
+    if (!write || !checkpoint) return runStep(redis, settle);
+    const [written, charged] = await runSteps(redis, [write, settle]);
+    const settled = valueOf(charged);
+    // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
+    if (written.ok) job.progress = checkpoint;
+    else failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
+    return settled;
+  };
+
+  const held = createHeldCharges(send, deps.redis, deps.log);
 
   /** After the schedule said the place is free: a pending job may take it now. */
   const placeFreed = (queue: QueueName, jobId: string, pending: boolean) => {
@@ -80,23 +113,36 @@ export function createRunning(deps: LifeDeps) {
      * Charges what was delivered (never more than was held) and gives the rest back: a span of the
      * job's trace. `checkpoint`: what the job keeps so a later run answers without paying again,
      * written just before the charge in the same round trip.
+     *
+     * The job's last step: `ready` resolves when the job may return its result, `settled` with
+     * the charge. Where nothing waits for a replica and the job's worker carries MoveHooks, the
+     * charge is held and sent with BullMQ's move of the job to completed, just before it on the
+     * same connection (one round trip, and Redis has the charge before the end); `ready` then
+     * resolves at once. Otherwise (behind Sentinel) the charge is made first and `ready` waits
+     * for it: a charge that fails fails the attempt, as the end must not be told before it.
      */
-    settle: (job: MetaJob, charge: { accountId: string; amount: number; units: string; channel?: string }, checkpoint?: object) =>
-      inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {
-        const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
-        let settled: Awaited<ReturnType<typeof deps.billing.settle>>;
-        if (checkpoint) {
-          const [written, charged] = await runSteps(deps.redis, [progressStep(job, checkpoint), settle]);
-          settled = valueOf(charged);
-          // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
-          if (written.ok) job.progress = checkpoint;
-          else failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
-        } else {
-          settled = await runStep(deps.redis, settle);
-        }
-        span.setAttribute('relay.charged', settled.charged);
-        return settled;
-      }),
+    settle(job: MetaJob, charge: Charge, checkpoint?: object): { ready: Promise<void>; settled: Promise<Settled> } {
+      const steps = chargeSteps(job, charge, checkpoint);
+      const holding = !deps.replicated && movesCarryHooks(workerOf(job)) && held.room();
+      const sent = holding ? held.hold(job.id!, steps) : send(deps.redis, steps);
+      const settled = inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {
+        const outcome = await sent;
+        span.setAttribute('relay.charged', outcome.charged);
+        return outcome;
+      });
+      // a held charge's failure is logged where it is sent; otherwise `ready` gives it to the caller
+      settled.catch(() => undefined);
+      return { ready: holding ? Promise.resolve() : settled.then(() => undefined), settled };
+    },
+
+    /** MoveHooks' `before`: a job's held charge, sent on the move's connection just before it. */
+    sendHeld: (connection: unknown, jobId: string) => held.send(connection as ScriptHost, jobId),
+
+    /** A job BullMQ says completed whose held charge was not sent with its move (its worker had no hooks): sent now. */
+    completedWithHeld: (jobId: string) => held.sendLate(jobId),
+
+    /** A job whose attempt failed after its charge was held (BullMQ could not move it to completed): the charge is dropped. */
+    dropHeld: (jobId: string) => held.drop(jobId),
 
     /**
      * A job failed for good: its money back. It keeps its payload (the same shape all its life,

@@ -118,18 +118,24 @@ export function createImageProcessor(deps: ImageJobDeps) {
         const [w = 0, h = 0] = image.size.split('x').map(Number);
         return sum + Math.round((w * h) / 256);
       }, 0);
-      const { charged, applied } = await deps.life.settle(job, {
+      const { ready, settled } = deps.life.settle(job, {
         accountId: meta.accountId,
         amount: imageCost(model, images.length) + webSearchCost(model, set.searchedCalls),
         units: set.searchedCalls ? `${images.length} images, ${set.searchedCalls} web searches` : `${images.length} images`,
         channel,
       });
-      if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
+      settled.then(
+        ({ charged, applied }) => {
+          if (applied) deps.metrics.charged.inc({ model: request.model }, charged);
+          log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
+        },
+        () => undefined, // told by `ready`, or where a charge held for the job's end is sent
+      );
       deps.metrics.bytesStored.inc(
         { queue: IMAGES.id },
         images.reduce((sum, image) => sum + image.bytes, 0),
       );
-      log.info({ delivered: images.length, failed: failed.length, charged, channel }, 'images stored');
+      await ready;
       return {
         created: set.created,
         upstreamModel: set.upstreamModel,

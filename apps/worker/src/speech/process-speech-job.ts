@@ -54,9 +54,15 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
 
     // charged for the clip stored, once: a second settle of the same job changes nothing
     const settle = async ({ result, charge }: SpeechCheckpoint['stored'], checkpoint?: SpeechCheckpoint) => {
-      const { charged, applied } = await deps.life.settle(job, { accountId: meta.accountId, ...charge }, checkpoint);
-      if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
-      log.info({ durationMs: result.durationMs, bytes: result.file.bytes, charged, channel: charge.channel }, 'speech stored');
+      const { ready, settled } = deps.life.settle(job, { accountId: meta.accountId, ...charge }, checkpoint);
+      settled.then(
+        ({ charged, applied }) => {
+          if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
+          log.info({ durationMs: result.durationMs, bytes: result.file.bytes, charged, channel: charge.channel }, 'speech stored');
+        },
+        () => undefined, // told by `ready`, or where a charge held for the job's end is sent
+      );
+      await ready;
       return result;
     };
     // stored by an earlier run whose worker stopped before BullMQ heard it finished: answered from it
