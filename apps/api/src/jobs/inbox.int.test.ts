@@ -39,7 +39,9 @@ test('every notice is heard once and in order: as published, and read back from 
   await hear(1);
 
   // the subscription drops; notices sent while it is down are read back once it stands again
+  const closed = new Promise((resolve) => subscriber.once('end', resolve));
   subscriber.disconnect();
+  await closed; // nothing more is read from that connection
   for (let n = 1; n <= 5; n++) await notifyWaiters(sender, prefix, notice(n), inbox.key);
   expect(heard).toHaveLength(1);
   await subscriber.connect();

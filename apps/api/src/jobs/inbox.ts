@@ -54,8 +54,22 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
   let untrimmed = 0;
   // from the start: nothing in it is old news (it is this process's own, trimmed as it is heard)
   let last = '0';
-  /** Published notices held while the stream is read to catch up (then handed on in order, those read skipped). */
-  let held: Heard[] | undefined;
+  /**
+   * Published notices held from the moment a subscription is asked for until the stream was read
+   * to catch up (then handed on in order, those read skipped): the subscription's reply and the
+   * first notices can arrive in one read, before the catch-up has begun. One hold per subscription
+   * asked for; the last catch-up to end hands them on.
+   */
+  let holds = 0;
+  let held: Heard[] = [];
+  const hold = () => void (holds += 1);
+  const release = () => {
+    holds -= 1;
+    if (holds > 0) return;
+    const published = held;
+    held = [];
+    for (const notice of published) handOn(notice);
+  };
 
   const ensure = async () => {
     // a stream exists only with an entry in it: the first one says whose inbox this is
@@ -86,13 +100,12 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     if (channel !== key) return;
     const notice = parsePublished(message);
     if (!notice) return log.warn({ channel }, 'an inbox notice of no known shape: skipped');
-    if (held) held.push(notice);
+    if (holds > 0) held.push(notice);
     else handOn(notice);
   });
 
-  /** Reads what the stream holds after the last notice heard: run once the subscription stands. */
+  /** Reads what the stream holds after the last notice heard: run once the subscription stands, ends its hold. */
   const catchUp = async () => {
-    held ??= [];
     try {
       for (;;) {
         const entries = await writer.xrange(key, `(${last}`, '+', 'COUNT', READ_COUNT);
@@ -103,9 +116,7 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
         if (entries.length < READ_COUNT) break;
       }
     } finally {
-      const published = held;
-      held = undefined;
-      for (const notice of published) handOn(notice);
+      release();
     }
   };
 
@@ -116,9 +127,13 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
   /** After a reconnect ioredis subscribes again by itself; once that stands, what was sent meanwhile is read. */
   const resubscribed = () => {
     if (stopped) return;
+    hold();
     void subscriber
       .subscribe(key)
-      .then(catchUpInTurn)
+      .then(catchUpInTurn, (err: Error) => {
+        release();
+        throw err;
+      })
       .catch((err: Error) => log.warn({ err: err.message }, 'inbox catch-up after a reconnect failed; it is tried at the next one'));
   };
 
@@ -128,7 +143,11 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     received: received as Readonly<Record<NoticeType, number>>,
     async start() {
       await ensure();
-      await subscribeWhenReady(subscriber, key);
+      hold();
+      await subscribeWhenReady(subscriber, key).catch((error: unknown) => {
+        release();
+        throw error;
+      });
       await catchUpInTurn();
       subscriber.on('ready', resubscribed);
       refresh = setInterval(
