@@ -72,9 +72,11 @@ export interface PickLease {
 }
 
 /**
- * Asked in the same round trip as each pick, sent right after it on the same connection: true
- * when the call may go on the channel just leased, false when the pick leased none (the gate then
- * changed nothing); a throw stops the call (its lease, if any, given back uncounted).
+ * Asked in the same round trip as a pick, sent right after it on the same connection: true when
+ * the call may go on the channel just leased, false when the pick leased none (the gate then
+ * changed nothing); a throw stops the call (its lease, if any, given back uncounted). Once a call
+ * has waited for a channel it is asked only after the pick that leases one, so that a call
+ * polling for a full channel does not send it with every pick.
  */
 export type CallGate = (lease: PickLease) => Promise<boolean>;
 
@@ -200,17 +202,21 @@ export function createChannelRouter(settings: RouterSettings) {
     ): Promise<{ value: T; channel: string }> {
       const tried = new Set<string>();
       let last: unknown;
+      let waited = false;
       for (;;) {
         const left = candidates.filter((c) => !tried.has(c.id));
         if (!left.length) throw last;
         const token = randomBytes(12).toString('hex');
+        const lease = { token, sets: left.map((c) => keys.leases(c.sets[0]!.name)) };
         const picking = pick(left, token);
-        const gated = settled(gate?.({ token, sets: left.map((c) => keys.leases(c.sets[0]!.name)) }));
+        // with the pick, until the call has waited for a channel: a waiting call polls with its
+        // picks alone, and asks the gate after the one that leases (a round trip more, then)
+        const gated = waited ? undefined : settled(gate?.(lease));
         const picked = await picking.catch(async (error: unknown) => {
           await gated;
           throw error;
         });
-        const gone = await gated;
+        const gone = gated ? await gated : 'id' in picked ? await settled(gate?.(lease)) : undefined;
         if ('id' in picked && gone && !(gone.ok && gone.value)) {
           // the gate refused the leased call (cancelled, stopped, past its deadline): its lease back, counted as no call
           const candidate = left.find((c) => c.id === picked.id)!;
@@ -219,6 +225,7 @@ export function createChannelRouter(settings: RouterSettings) {
         }
         if (gone && !gone.ok) throw gone.error;
         if ('wait' in picked) {
+          waited = true;
           if (picked.wait < 0) await freedOrPoll();
           else if (picked.wait <= settings.shortWaitMs) await sleep(picked.wait + Math.floor(random() * 20));
           else throw new ChannelsCooling(picked.wait, last);
