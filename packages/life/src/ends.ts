@@ -40,6 +40,8 @@ export function createEnds(deps: LifeDeps, running: Running) {
         : notifyEnd(deps.redis, deps.prefix, end.job, end.outcome === 'completed' ? { result: end.result } : end),
   ];
 
+  const failedToTell = (jobId: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, 'a job-end subscriber failed');
+
   /**
    * With no replica to wait for (a single Redis, a Cluster), a completion is told to the api
    * processes waiting for it in the same round trip as BullMQ's move of the job to completed:
@@ -48,7 +50,6 @@ export function createEnds(deps: LifeDeps, running: Running) {
    * A move that then fails (the job's lock lost to another worker, which runs it again from its
    * checkpoints and charges nothing more) has been told all the same: with this run's result.
    */
-  const failedToTell = (jobId: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, 'a job-end subscriber failed');
   const completing = deps.replicated
     ? undefined
     : (connection: unknown, jobId: string, returnvalue: string) => {
