@@ -51,3 +51,40 @@ test('every notice is heard once and in order: as published, and read back from 
   expect(inbox.received).toMatchObject({ completed: 5, partial: 5 });
   await inbox.stop();
 });
+
+test('a catch-up read that fails is tried again, the notices published meanwhile held until it has read the rest', async () => {
+  const prefix = uniqueName('inbox');
+  const subscriber = new Redis(handle.url);
+  const flaky = new Redis(handle.url);
+  const inbox = createInbox(subscriber, flaky, prefix, createLogger('api', 'silent'));
+  const heard: string[] = [];
+  let reached = () => {};
+  inbox.listen((n) => {
+    heard.push(n.jobId);
+    reached();
+  });
+  const hear = (count: number) =>
+    new Promise<void>((resolve) => {
+      reached = () => heard.length >= count && resolve();
+      reached();
+    });
+  await inbox.start();
+  const closed = new Promise((resolve) => subscriber.once('end', resolve));
+  subscriber.disconnect();
+  await closed;
+  for (let n = 1; n <= 3; n++) await notifyWaiters(sender, prefix, notice(n), inbox.key);
+  // the read after the reconnect fails once; a notice published after the subscription stands waits for the read again
+  const xrange = flaky.xrange.bind(flaky);
+  let failedOnce = false;
+  flaky.xrange = ((...args: Parameters<typeof xrange>) => {
+    if (failedOnce) return xrange(...args);
+    failedOnce = true;
+    void notifyWaiters(sender, prefix, notice(4), inbox.key);
+    return Promise.reject(new Error('read failed'));
+  }) as typeof flaky.xrange;
+  await subscriber.connect();
+  await hear(4);
+  expect(heard).toEqual(['job-1', 'job-2', 'job-3', 'job-4']);
+  await inbox.stop();
+  flaky.disconnect();
+});

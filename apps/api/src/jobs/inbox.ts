@@ -8,6 +8,8 @@ const TTL_MS = 60_000;
 const REFRESH_MS = 15_000;
 /** Notices read per round trip when catching up: a backlog comes in bounded pieces. */
 const READ_COUNT = 500;
+/** A catch-up read that failed is tried again after this long. */
+const CATCH_UP_AGAIN_MS = 1_000;
 /** Heard notices are trimmed away once this many piled up (or at the next refresh): not one round trip per notice. */
 const TRIM_EVERY = 1_000;
 
@@ -104,7 +106,11 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     else handOn(notice);
   });
 
-  /** Reads what the stream holds after the last notice heard: run once the subscription stands, ends its hold. */
+  /**
+   * Reads what the stream holds after the last notice heard: run once the subscription stands,
+   * it ends its hold. A read that fails is tried again a second later, the hold kept: a notice
+   * published meanwhile must not be handed on before those still unread in the stream.
+   */
   const catchUp = async () => {
     try {
       for (;;) {
@@ -115,9 +121,13 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
         }
         if (entries.length < READ_COUNT) break;
       }
-    } finally {
-      release();
+    } catch (error) {
+      if (stopped) return;
+      log.warn({ err: (error as Error).message }, 'inbox catch-up failed; reading again in a second');
+      setTimeout(() => void catchUpInTurn(), CATCH_UP_AGAIN_MS).unref();
+      return;
     }
+    release();
   };
 
   /** One catch-up at a time: a second one (a reconnect during the first) reads from where the first left off. */
