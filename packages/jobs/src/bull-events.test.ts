@@ -51,3 +51,11 @@ test("the relay's scripts do not read the events' length, which only the event w
   for (const name of ['addStandardJob', 'moveToFinished']) expect(reads(own.get(name)!).length, name).toBeGreaterThan(0);
   for (const script of relayScripts()) expect(reads(script.content), script.name).toEqual([]);
 });
+
+test("the relay's moveToFinished no longer looks whether the queue is drained, which only the `drained` event used; BullMQ's own does", () => {
+  const drainedCheck = /rcall\("LLEN", KEYS\[2\]\)/;
+  const own = bullScripts().find((s) => s.name === 'moveToFinished')!.content;
+  expect(own).toMatch(drainedCheck);
+  expect(own).toContain('"drained"');
+  expect(relayScripts().find((s) => s.name === 'moveToFinished')!.content).not.toMatch(drainedCheck);
+});

@@ -46,6 +46,8 @@ const until = async (done: () => boolean) => {
 /** A worker running the fixed scripts, each job held until `release()`; `log` what it did, in order. */
 function startWorker(queue: Queue, concurrency: number) {
   const log: Entry[] = [];
+  /** Each job's end as moveToFinished was sent: its id and whether it asked for the next job (1) or not (0). */
+  const ends: string[] = [];
   const finished = new Set<string>();
   const note = (entry: Entry) => {
     log.push(entry);
@@ -68,6 +70,11 @@ function startWorker(queue: Queue, concurrency: number) {
     note(`take:${String(next[1] || 'none')}`);
     return next;
   };
+  const moveToFinished = backend.moveToFinished.bind(backend);
+  backend.moveToFinished = (jobId, args) => {
+    ends.push(`${jobId}:${String(args[backend.moveToFinishedKeys.length + 5])}`);
+    return moveToFinished(jobId, args);
+  };
   const waitForJob = backend.waitForJob.bind(backend);
   backend.waitForJob = async (blockTimeout) => {
     note('wait');
@@ -85,6 +92,7 @@ function startWorker(queue: Queue, concurrency: number) {
   return {
     worker,
     log,
+    ends,
     finished,
     release,
     /** Its fetch took `job` (a take by BullMQ's fetch loop; moveToFinished's next is not in the log). */
@@ -123,6 +131,36 @@ test('a worker that took the only job blocks at once: no fetch, no wake on a mar
   expect(w.log.slice(from, w.log.indexOf(`take:${second.id}`) + 1)).toEqual([`take:${first.id}`, 'wait', 'wake:0', `take:${second.id}`]);
   w.release();
   await allFinished([w], [first, second]);
+});
+
+test('a job that ends while its worker blocks on the marker takes no next job with its end; a job added while it ran is taken on the marker', async () => {
+  const queue = openQueue();
+  const w = startWorker(queue, 4);
+  await w.blocked();
+  const first = await queue.add('first', {});
+  await w.took(first);
+  await w.blocked(2); // blocks while `first` runs: a job added now ends the block
+  const second = await queue.add('second', {});
+  await w.took(second);
+  await w.blocked(3);
+  w.release();
+  await allFinished([w], [first, second]);
+  expect(w.ends.sort()).toEqual([`${first.id}:0`, `${second.id}:0`].sort()); // BullMQ's own asks for the next (1) with each
+  expect(w.log).not.toContain('wake:timeout');
+});
+
+test('a worker whose concurrency is full (so it does not block) still takes the next job with an end', async () => {
+  const queue = openQueue();
+  const w = startWorker(queue, 1);
+  await w.blocked();
+  const first = await queue.add('first', {});
+  await w.took(first);
+  const second = await queue.add('second', {});
+  w.release();
+  await allFinished([w], [first, second]);
+  expect(w.ends[0]).toBe(`${first.id}:1`);
+  expect(w.log).not.toContain(`take:${second.id}`); // taken with the first one's end, not by a fetch
+  expect(w.log).not.toContain('wake:timeout');
 });
 
 test.each([

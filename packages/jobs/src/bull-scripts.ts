@@ -63,9 +63,11 @@ export function useRelayScripts(holder: Holder): Promise<void> {
 
 /** What of BullMQ's Worker and its backend `blockWhenNoneLeft` wraps (its own, not in its typings as public). */
 interface WorkerInside {
-  backend: Record<(typeof TAKING)[number], (...args: unknown[]) => Promise<unknown>>;
+  backend: Record<(typeof TAKING)[number], (...args: unknown[]) => Promise<unknown>> & { moveToFinishedKeys: unknown[] };
   nextJobFromJobData(jobData?: object, ...rest: unknown[]): Promise<unknown>;
   drained: boolean;
+  /** Set while the worker blocks on the marker (BZPOPMIN), waiting for a job to be added. */
+  waiting: Promise<number> | null;
 }
 /** The backend's calls whose reply may hand a job taken: each runs one of the scripts with the conditional marker. */
 const TAKING = ['moveToActive', 'moveToFinished', 'moveToDelayed'] as const;
@@ -83,6 +85,7 @@ function blockWhenNoneLeft(worker: Worker): void {
   for (const name of TAKING) {
     const own = inside.backend[name].bind(inside.backend);
     inside.backend[name] = async (...args: unknown[]) => {
+      if (name === 'moveToFinished' && inside.waiting) noFetchNext(args[1], inside.backend.moveToFinishedKeys.length);
       const reply = await own(...args);
       if (Array.isArray(reply) && reply[3] === NONE_LEFT) {
         reply[3] = 0; // BullMQ's own value: no time to block until
@@ -97,6 +100,18 @@ function blockWhenNoneLeft(worker: Worker): void {
     if (job && jobData && last.has(jobData)) inside.drained = true;
     return job;
   };
+}
+
+/**
+ * A job that ends while its worker blocks on the marker takes no next job in the same step: a job
+ * waiting would have left the marker and ended the block, so that fetch finds nothing (six
+ * commands each time a job ends while the queue keeps up). moveToFinished's arguments: after its
+ * keys, the job's id, a time, the field, the value, the target, then "fetch next" (1 or 0).
+ */
+function noFetchNext(args: unknown, keys: number): void {
+  if (!Array.isArray(args)) return;
+  const target: unknown = args[keys + 4];
+  if ((target === 'completed' || target === 'failed') && args[keys + 5] === 1) args[keys + 5] = 0;
 }
 
 /**
