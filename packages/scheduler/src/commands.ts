@@ -11,7 +11,8 @@
  *   S:running               hash  jobId -> "account cost lane handedOutAtMs": handed to the workers,
  *                                 its upstream call(s) not over yet (copying the result holds no place)
  *   S:running:count, :cost  hash  account -> such jobs, their cost (its share of the capacity)
- *   S:dispatching           zset  jobId -> ms it was picked (promoted into BullMQ right after)
+ *   S:dispatching           zset  jobId -> ms a dispatch picked it (promoted into BullMQ right after; a job
+ *                                 started at admission is added as waiting and is not here)
  *   S:alive / S:concurrency zset workerId -> expiry ms / hash workerId -> jobs it runs at once
  *   S:cap                   str   the most jobs handed to workers at once (unset: their concurrency)
  *   S:window                str   the window those make, kept until the first live worker's heartbeat lapses

@@ -55,6 +55,9 @@ export interface SchedulerSettings {
 /** How far in the future an accepted job is added, parked: it waits for the scheduler, never for the clock. */
 export const PARKED_MS = 365 * 86_400_000;
 
+/** When a running entry ("account cost lane handedOutAtMs") was handed out; an entry without its time counts as long ago. */
+const handedOutAt = (entry: string) => Number(entry.split(' ')[3] ?? 0) || 0;
+
 /** A promote that does not happen at once is retried after this long; a job still missing after PROMOTE_GIVE_UP_MS is dropped. */
 const PROMOTE_RETRY_MS = 2_000;
 const PROMOTE_PAUSES_MS = [10, 40, 150, 800];
@@ -203,12 +206,18 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
         const state = await queue.getJobState(jobId);
         if (state === 'delayed') await promote(jobId);
         else if (state !== 'unknown') await redis.zrem(`${S}:dispatching`, jobId);
-        else if (now - Number(stuck[i + 1]) > PROMOTE_GIVE_UP_MS) await finishScript(redis, at, { S, jobId });
+        else if (now - Number(stuck[i + 1]) > PROMOTE_GIVE_UP_MS) {
+          await finishScript(redis, at, { S, jobId });
+          await redis.zrem(`${S}:dispatching`, jobId);
+        }
       }
-      for (const jobId of await redis.hkeys(`${S}:running`)) {
+      const running = await redis.hgetall(`${S}:running`);
+      for (const [jobId, entry] of Object.entries(running)) {
         const state = await queue.getJobState(jobId);
         if (state === 'completed' || state === 'failed') await finishScript(redis, at, { S, jobId });
-        else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId))) await finishScript(redis, at, { S, jobId });
+        else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId)) && now - handedOutAt(entry) > PROMOTE_GIVE_UP_MS)
+          // started at admission and never added (its api died between the two), or dispatched and given up above
+          await finishScript(redis, at, { S, jobId });
       }
     },
   };

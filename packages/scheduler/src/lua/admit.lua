@@ -3,6 +3,8 @@
 -- under its cap), the job is handed to the workers at once, as a dispatch would hand it (returns
 -- 2: add it to BullMQ waiting, not parked); otherwise it is enqueued (1), or was already (0).
 -- Saves a dispatch and a promotion per job whenever the upstream keeps up, which is most of the time.
+-- Such a job is not in S:dispatching (it needs no promotion): its running entry's time is what
+-- recover() judges it by, should its add never happen.
 local A, jobId, lane, account, cost = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
 local pending = redis.call('HLEN', S .. ':jobs')
 if pending > 0 and redis.call('HEXISTS', S .. ':jobs', jobId) == 1 then return 0 end
@@ -14,7 +16,6 @@ if pending == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
     redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)
     redis.call('HINCRBY', S .. ':running:count', account, 1)
     redis.call('HINCRBY', S .. ':running:cost', account, cost)
-    redis.call('ZADD', S .. ':dispatching', now, jobId)
     return 2
   end
 end

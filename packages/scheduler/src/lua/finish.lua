@@ -2,8 +2,8 @@
 -- completed, failed for good, refused): its place in the window and its account's share are free.
 -- Said twice, the second time does nothing (0). 2 when jobs are pending (a dispatch has work to
 -- hand out), else 1.
+-- (a promoted job left S:dispatching with its promotion; recover() clears one whose did not say so)
 local jobId = ARGV[2]
-redis.call('ZREM', S .. ':dispatching', jobId)
 local v = redis.call('HGET', S .. ':running', jobId)
 if not v then return 0 end
 local f = split(v)
