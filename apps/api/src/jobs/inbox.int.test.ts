@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, expect, test } from 'vitest';
 import { createLogger } from '@relay/core';
-import { notifyWaiters, type Notice } from '@relay/life';
+import { notifyWaiters, waiterSetKey, type Notice } from '@relay/life';
 import { startRedis, uniqueName } from '@relay/testkit';
 import { createInbox } from './inbox.js';
 
@@ -87,4 +87,23 @@ test('a catch-up read that fails is tried again, the notices published meanwhile
   expect(heard).toEqual(['job-1', 'job-2', 'job-3', 'job-4']);
   await inbox.stop();
   flaky.disconnect();
+});
+
+test('a notice to an inbox that no longer exists (its process died, its stream expired) makes nothing; the live ones of the waiter set still get it', async () => {
+  const prefix = uniqueName('inbox');
+  const gone = `${prefix}:inbox:gone`;
+  const live = `${prefix}:inbox:live`;
+  await writer.xadd(live, '*', 'init', '1');
+  await writer.sadd(waiterSetKey(prefix, 'job-7'), gone, live);
+  const published: string[] = [];
+  const listener = new Redis(handle.url);
+  await listener.subscribe(gone, live);
+  listener.on('message', (channel: string) => published.push(channel));
+  await notifyWaiters(sender, prefix, notice(7), gone);
+  expect(await writer.exists(gone)).toBe(0);
+  const [[, fields]] = (await writer.xrevrange(live, '+', '-', 'COUNT', 1)) as [[string, string[]]];
+  expect(fields).toEqual(['t', 'partial', 'j', 'job-7', 'd', notice(7).data]);
+  await listener.ping(); // answered after whatever was published before it
+  expect(published).toEqual([live]);
+  listener.disconnect();
 });

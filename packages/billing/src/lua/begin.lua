@@ -15,10 +15,9 @@
 local function began()
   if ARGV[1] ~= '' then
     for _, inbox in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-      if redis.call('EXISTS', inbox) == 1 then
-        local id = redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[2], '*', 't', 'started', 'j', ARGV[1], 'd', '')
-        redis.call('PUBLISH', inbox, id .. '\nstarted\n' .. ARGV[1] .. '\n')
-      end
+      -- NOMKSTREAM: an inbox that no longer exists is not made again (nil)
+      local id = redis.call('XADD', inbox, 'NOMKSTREAM', 'MAXLEN', '~', ARGV[2], '*', 't', 'started', 'j', ARGV[1], 'd', '')
+      if id then redis.call('PUBLISH', inbox, id .. '\nstarted\n' .. ARGV[1] .. '\n') end
     end
   end
   return 1

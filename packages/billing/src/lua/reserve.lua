@@ -18,10 +18,8 @@ balance = redis.call('HINCRBY', KEYS[1], 'balance', 0 - amount)
 local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
 redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
   'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
-redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
+local entry = redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
   'model', ARGV[5], 'units', ARGV[6], 'amount', 0 - amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
-if ARGV[8] == '1' then
-  local t = redis.call('TIME')
-  redis.call('ZADD', KEYS[4], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), ARGV[4])
-end
+-- opened when its ledger entry was written: the entry's id starts with Redis' time in ms
+if ARGV[8] == '1' then redis.call('ZADD', KEYS[4], tonumber(string.match(entry, '^%d+')), ARGV[4]) end
 return {1, balance, reserved}

@@ -11,10 +11,11 @@ local targets = redis.call('SMEMBERS', KEYS[1])
 local members = #targets
 if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
 for _, inbox in ipairs(targets) do
-  if not sent[inbox] and redis.call('EXISTS', inbox) == 1 then
+  if not sent[inbox] then
     sent[inbox] = true
-    local id = redis.call('XADD', inbox, 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
-    redis.call('PUBLISH', inbox, id .. '\n' .. ARGV[1] .. '\n' .. ARGV[2] .. '\n' .. ARGV[3])
+    -- NOMKSTREAM: an inbox that no longer exists is not made again (nil)
+    local id = redis.call('XADD', inbox, 'NOMKSTREAM', 'MAXLEN', '~', ARGV[5], '*', 't', ARGV[1], 'j', ARGV[2], 'd', ARGV[3])
+    if id then redis.call('PUBLISH', inbox, id .. '\n' .. ARGV[1] .. '\n' .. ARGV[2] .. '\n' .. ARGV[3]) end
   end
 end
 -- (a set without members is no key: nothing to drop)
