@@ -273,3 +273,15 @@ test('a gate is asked in the same round trip as a pick: it sees the lease just t
   const [health] = (await readHealth(redis, current.prefix, [{ id: 'a', disabled: false } as never])).values();
   expect(health).toMatchObject({ state: 'closed', recentCalls: 3 });
 });
+
+test("a healthy channel's breaker window keeps no bucket past the window: the call that opens a bucket drops the old ones and moves its expiry on", async () => {
+  const window = channelKeys(current.prefix).window('tidy');
+  // buckets from long ago, as a window holds them after a quiet spell
+  await redis.hset(window, '1:n', 5, '1:f', 2, '2:n', 1);
+  await current.router.call([channel('tidy')], async () => 'ok', judge);
+  const fields = await redis.hkeys(window);
+  expect(fields).toHaveLength(1);
+  expect(fields[0]).toMatch(/^\d+:n$/);
+  expect(Number(fields[0]!.split(':')[0])).toBeGreaterThan(2);
+  expect(await redis.pttl(window)).toBeGreaterThan(0);
+});

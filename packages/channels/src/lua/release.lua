@@ -54,7 +54,7 @@ if afterPause and outcome == 'fail' then
   redis.call('HSET', hk, 'state', 'closed')
 end
 local wk = P .. ':chw:' .. id
-redis.call('HINCRBY', wk, bucket .. ':n', 1)
+local opened = redis.call('HINCRBY', wk, bucket .. ':n', 1) == 1
 local run = 0
 if outcome == 'fail' then
   redis.call('HINCRBY', wk, bucket .. ':f', 1)
@@ -63,17 +63,22 @@ if outcome == 'fail' then
 else
   redis.call('HSET', hk, 'lat', lat, 'span', span, 'run', 0)
 end
-local fields = redis.call('HGETALL', wk)
+-- The window is read (its buckets past it dropped) after a failure, which may trip the breaker,
+-- and by the call that opens a bucket: a healthy channel's window is tidied and its expiry moved
+-- on once a bucket span, not on every call.
 local calls, failures = 0, 0
-for i = 1, #fields, 2 do
-  local b, kind = string.match(fields[i], '^(%d+):(%a)$')
-  if b and tonumber(b) > bucket - 6 then
-    if kind == 'n' then calls = calls + tonumber(fields[i + 1]) else failures = failures + tonumber(fields[i + 1]) end
-  else
-    redis.call('HDEL', wk, fields[i])
+if outcome ~= 'ok' or opened then
+  local fields = redis.call('HGETALL', wk)
+  for i = 1, #fields, 2 do
+    local b, kind = string.match(fields[i], '^(%d+):(%a)$')
+    if b and tonumber(b) > bucket - 6 then
+      if kind == 'n' then calls = calls + tonumber(fields[i + 1]) else failures = failures + tonumber(fields[i + 1]) end
+    else
+      redis.call('HDEL', wk, fields[i])
+    end
   end
+  redis.call('PEXPIRE', wk, windowMs * 2)
 end
-redis.call('PEXPIRE', wk, windowMs * 2)
 if outcome == 'ok' then
   if state == 'open' and probe then
     redis.call('HSET', hk, 'state', 'closed')
