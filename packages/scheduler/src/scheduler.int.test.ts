@@ -174,6 +174,8 @@ test('admission hands a job out at once only while nothing is pending and the wi
 
   await scheduler.heartbeat('w1', 2, 10_000, 0);
   expect(await admission(id(1), 'interactive', 'a', 1)).toBe('started');
+  // repeated while the window still has room: not counted twice
+  expect(await admission(id(1), 'interactive', 'a', 1)).toBe('already');
   expect((await scheduler.stats()).running.get('a')).toEqual({ count: 1, cost: 1 });
   // an account at its cap waits even with room
   await setAccount('b', { maxInFlight: 1 });

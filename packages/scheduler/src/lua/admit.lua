@@ -8,17 +8,18 @@
 local A, jobId, lane, account, cost = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
 local pending = redis.call('HLEN', S .. ':jobs')
 if pending > 0 and redis.call('HEXISTS', S .. ':jobs', jobId) == 1 then return 0 end
-if redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
 local now = nowMs()
 if pending == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
   local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
   if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
-    redis.call('HSET', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now)
+    -- HSETNX: a job already running (an admission repeated) is left as it is
+    if redis.call('HSETNX', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now) == 0 then return 0 end
     redis.call('HINCRBY', S .. ':running:count', account, 1)
     redis.call('HINCRBY', S .. ':running:cost', account, cost)
     return 2
   end
 end
+if redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
 local q = laneKey(lane, 'q:' .. account)
 if redis.call('ZCARD', q) == 0 then redis.call('RPUSH', laneKey(lane, 'ring'), account) end
 redis.call('ZADD', q, redis.call('INCR', S .. ':seq'), jobId)
