@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
-import { parseUrlPolicy, tracingActive, type BlobStore, type Catalog, type Logger, type Replication } from '@relay/core';
+import { parseUrlPolicy, tracingActive, withFreshFiles, type BlobStore, type Catalog, type Logger, type Replication } from '@relay/core';
 import { Queue } from 'bullmq';
 import {
   announceJobEnd,
@@ -149,9 +149,11 @@ export function createApp(deps: ApiDeps) {
     webhookStore,
     { attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs },
   );
+  // a job's answer takes the files its worker just stored from Redis when they are there (@relay/core's fresh.ts)
+  const answerStore = withFreshFiles(deps.store, deps.redis, config.REDIS_PREFIX);
   const jobs: JobRequestDeps = {
     life: deps.life,
-    store: deps.store,
+    store: answerStore,
     idempotency: createIdempotency(deps.redis, config.REDIS_PREFIX, config.tuning.idempotencyTtlSeconds),
     replication: deps.replication,
     gate: createAdmissionGate(ADMISSIONS_IN_FLIGHT),
@@ -198,7 +200,7 @@ export function createApp(deps: ApiDeps) {
     cache: createAnswerCache(config.tuning.answerCacheBytes),
     queues: deps.queues,
     doors: deps.doors,
-    store: deps.store,
+    store: answerStore,
     publicBase,
     redis: deps.redis,
     prefix: config.REDIS_PREFIX,

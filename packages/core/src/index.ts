@@ -12,6 +12,7 @@ export { coalesceWrites } from './redis-writes.js';
 export * from './redis-replicated.js';
 export { isSentinelUrl } from './redis-sentinel.js';
 export * from './storage/s3.js';
+export * from './storage/fresh.js';
 export * from './process/run-main.js';
 export * from './process/every.js';
 export * from './ops/metrics.js';

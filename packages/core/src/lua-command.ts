@@ -4,7 +4,8 @@ import { z } from 'zod';
 /** What a script runs on: one server or a cluster (the relay types a cluster client as Redis). */
 export type ScriptHost = Redis | Cluster;
 
-type Value = string | number;
+/** A key or an argument; a Buffer goes as its bytes. */
+type Value = string | number | Buffer;
 type Named<Names extends readonly string[]> = { readonly [N in Names[number]]: Value };
 
 export interface LuaCommandSpec<

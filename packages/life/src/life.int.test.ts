@@ -1,7 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
-import { AppError, createLogger, decodeFailure } from '@relay/core';
+import { AppError, createLogger, decodeFailure, freshKey } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
 import {
   perQueue,
@@ -193,7 +193,7 @@ describe('cancel', () => {
 });
 
 describe('running and ending', () => {
-  async function runOne(process: (job: Job) => Promise<unknown>, attempts = 1, hooked = false) {
+  async function runOne(process: (job: Job) => Promise<unknown>, attempts = 1, hooked = false, meta: Partial<JobMeta> = {}) {
     const ends: Array<{ outcome: string; jobId?: string }> = [];
     life.onEnded((end) => ends.push({ outcome: end.outcome, jobId: end.job.id }));
     const worker = new Worker(QUEUES.images, process, {
@@ -210,7 +210,7 @@ describe('running and ending', () => {
       reservation: r,
       lane: 'interactive',
       cost: 1,
-      prepare: payload(r.jobId),
+      prepare: async () => ({ meta: { ...(await payload(r.jobId)()).meta, ...meta } }),
       options: { attempts, backoff: { type: 'fixed', delay: 1 } },
     });
     await waitFor(() => ends.length > 0, 10_000, 'the job to end');
@@ -255,6 +255,30 @@ describe('running and ending', () => {
     expect(await settled).toEqual({ charged: 40, applied: true });
     const [state, finishedOn] = await Promise.all([billing().reservationState(job.id!), queues.images.getJob(job.id!)]);
     expect([state, typeof finishedOn?.finishedOn]).toEqual(['settled', 'number']);
+    expect(await balance()).toBe(960);
+  });
+
+  test.each([
+    { waited: true, left: 1 },
+    { waited: false, left: 0 },
+  ])('a file just stored rides with the charge for a caller waiting to answer with it (waited: $waited)', async ({ waited, left }) => {
+    const key = `files/${uniqueName('clip')}.wav`;
+    const { ends } = await runOne(
+      async (j) => {
+        await life.begin(j);
+        await life.settle(j, { accountId: 'acct', amount: 40, units: '1 clips' }, undefined, [
+          { key, bytes: Buffer.from('pcm'), contentType: 'audio/wav' },
+        ]).ready;
+        return { ok: true };
+      },
+      1,
+      true,
+      waited ? { inbox: `${prefix}:inbox:waiting` } : {},
+    );
+    expect(ends.map((end) => end.outcome)).toEqual(['completed']);
+    // there by the time the end is told (sent before the move, on its connection)
+    expect(await redis.exists(freshKey(prefix, key))).toBe(left);
+    if (waited) expect((await redis.getBuffer(freshKey(prefix, key)))?.toString()).toBe('audio/wav\npcm');
     expect(await balance()).toBe(960);
   });
 

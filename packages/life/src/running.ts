@@ -1,4 +1,4 @@
-import { inSpan, runStep, runSteps, valueOf, type ScriptHost } from '@relay/core';
+import { freshStep, inSpan, runStep, runSteps, valueOf, type FreshFile, type ScriptHost, type Step } from '@relay/core';
 import { movesCarryHooks, progressStep, type QueueName, type MetaJob } from '@relay/jobs';
 import { createHeldCharges } from './held-charges.js';
 import type { BeginLease } from '@relay/billing';
@@ -32,21 +32,29 @@ export function createRunning(deps: LifeDeps) {
   const freed = new Set<string>();
   const failed = (jobId: string | undefined, what: string) => (error: Error) => deps.log.warn({ jobId, err: error.message }, what);
 
-  /** The charge and, before it, the checkpoint the job keeps with it. */
-  const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object) => {
+  /**
+   * The charge and, before it, the checkpoint the job keeps with it; after it, the files just
+   * stored left for the api process that waits to answer with their bytes (a job nobody waits for
+   * synchronously leaves none: @relay/core's fresh.ts).
+   */
+  const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object, fresh: FreshFile[] = []) => {
     const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
-    return { job, checkpoint, write: checkpoint ? progressStep(job, checkpoint) : undefined, settle };
+    const waited = job.data.meta.inbox !== undefined && !job.data.meta.batch;
+    const also = waited ? fresh.flatMap((file) => freshStep(deps.prefix, file) ?? []) : [];
+    return { job, checkpoint, write: checkpoint ? progressStep(job, checkpoint) : undefined, settle, also };
   };
   type ChargeSteps = ReturnType<typeof chargeSteps>;
 
-  /** Sends a charge (its checkpoint first, in the same round trip) on `redis`. */
-  const send = async (redis: ScriptHost, { job, checkpoint, write, settle }: ChargeSteps): Promise<Settled> => {
-    if (!write || !checkpoint) return runStep(redis, settle);
-    const [written, charged] = await runSteps(redis, [write, settle]);
-    const settled = valueOf(charged);
+  /** Sends a charge (its checkpoint first, the fresh files after, in the same round trip) on `redis`. */
+  const send = async (redis: ScriptHost, { job, checkpoint, write, settle, also }: ChargeSteps): Promise<Settled> => {
+    if (!write && also.length === 0) return runStep(redis, settle);
+    const outcomes = await runSteps(redis, [...(write ? [write] : []), settle, ...also] as Step<unknown>[]);
+    const written = write ? outcomes[0] : undefined;
+    const settled = valueOf(outcomes[write ? 1 : 0]!) as Settled;
     // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
-    if (written.ok) job.progress = checkpoint;
-    else failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
+    if (written && !written.ok) failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
+    else if (written && checkpoint) job.progress = checkpoint;
+    // a fresh copy that could not be left is read back from the store by the api: nothing lost
     return settled;
   };
 
@@ -120,9 +128,10 @@ export function createRunning(deps: LifeDeps) {
      * same connection (one round trip, and Redis has the charge before the end); `ready` then
      * resolves at once. Otherwise (behind Sentinel) the charge is made first and `ready` waits
      * for it: a charge that fails fails the attempt, as the end must not be told before it.
+     * `fresh`: files just stored, left for the api that waits to answer with their bytes.
      */
-    settle(job: MetaJob, charge: Charge, checkpoint?: object): { ready: Promise<void>; settled: Promise<Settled> } {
-      const steps = chargeSteps(job, charge, checkpoint);
+    settle(job: MetaJob, charge: Charge, checkpoint?: object, fresh?: FreshFile[]): { ready: Promise<void>; settled: Promise<Settled> } {
+      const steps = chargeSteps(job, charge, checkpoint, fresh);
       const holding = !deps.replicated && movesCarryHooks(workerOf(job)) && held.room();
       const sent = holding ? held.hold(job.id!, steps) : send(deps.redis, steps);
       const settled = inSpan('relay.settle', { 'relay.units': charge.units, 'relay.amount': charge.amount }, async (span) => {

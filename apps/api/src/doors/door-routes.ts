@@ -109,7 +109,8 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
         present: (job, result, streamed) => {
           // a job is read back by the door that made it, so by its own queue: anything else is a bug, said as one
           if (!isJobOf(door.capability.id, job)) throw new Error(`a job read back by the ${door.name} door is not in its queue`);
-          return door.present(job.data, result, { publicBase, store: deps.store, call, streamed });
+          // the answer's reads take the files its worker just stored from Redis when there (jobs.store)
+          return door.present(job.data, result, { publicBase, store: deps.jobs.store, call, streamed });
         },
         ...streamOf(call, res, publicBase),
       });
@@ -127,7 +128,7 @@ export function doorRoutes<Q extends QueueName, R, I>(door: Door<Q, R, I>, deps:
       return { stream: createLiveAnswer(piece, deps.jobs.parts, res, deps.log) };
     }
     if (stream?.wanted(call))
-      return { stream: createPartStream((part) => stream.part(call, part, { publicBase, store: deps.store }), deps.log) };
+      return { stream: createPartStream((part) => stream.part(call, part, { publicBase, store: deps.jobs.store }), deps.log) };
     return {};
   };
   for (const path of door.http.paths) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
-import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type Logger } from '@relay/core';
+import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type FreshFile, type Logger } from '@relay/core';
 import { speechCost } from '@relay/billing';
 import type { JobLife, PartsWriter } from '@relay/life';
 import {
@@ -53,8 +53,8 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: modelId });
 
     // charged for the clip stored, once: a second settle of the same job changes nothing
-    const settle = async ({ result, charge }: SpeechCheckpoint['stored'], checkpoint?: SpeechCheckpoint) => {
-      const { ready, settled } = deps.life.settle(job, { accountId: meta.accountId, ...charge }, checkpoint);
+    const settle = async ({ result, charge }: SpeechCheckpoint['stored'], checkpoint?: SpeechCheckpoint, fresh?: FreshFile[]) => {
+      const { ready, settled } = deps.life.settle(job, { accountId: meta.accountId, ...charge }, checkpoint, fresh);
       settled.then(
         ({ charged, applied }) => {
           if (applied) deps.metrics.charged.inc({ model: modelId }, charged);
@@ -132,7 +132,8 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
         channel,
       },
     });
-    // the clip is paid for and stored: kept with its charge, a run after this one answers it without the vendor
-    return settle(done.stored, done);
+    // the clip is paid for and stored: kept with its charge, a run after this one answers it without the vendor;
+    // its waiter (unless it heard the clip as it was made) takes its bytes from Redis instead of the store
+    return settle(done.stored, done, streamed ? undefined : [{ key, bytes: audio.bytes, contentType: audio.contentType }]);
   };
 }

@@ -12,6 +12,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '../errors/app-error.js';
+import { freshObject, type TakeFresh } from './fresh.js';
 import { createSignedHttp, type SignedHttp } from './signed-http.js';
 
 export interface S3Settings {
@@ -31,6 +32,8 @@ export interface BlobStore {
   bucket: string;
   /** Single-object PUT and GET without the SDK's middleware (when the store has static keys). */
   fast?: SignedHttp;
+  /** Where a file just stored is taken from before the store is asked (the api's answers: fresh.ts). */
+  takeFresh?: TakeFresh;
 }
 
 function clientConfig(settings: S3Settings, endpoint: string | undefined): S3ClientConfig {
@@ -115,6 +118,11 @@ export async function putObject(store: BlobStore, key: string, body: Buffer | Re
 
 /** The object's body as a stream; from byte `from` on when given (a ranged GET). */
 export async function getObject(store: BlobStore, key: string, from?: number) {
+  const fresh = from === undefined ? await store.takeFresh?.(key) : undefined;
+  return fresh ? freshObject(fresh) : storedObject(store, key, from);
+}
+
+async function storedObject(store: BlobStore, key: string, from?: number) {
   if (store.fast) return store.fast.get(key, from);
   const range = from ? `bytes=${from}-` : undefined;
   const out = await store.client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key, Range: range }));
@@ -137,7 +145,9 @@ export async function deleteObject(store: BlobStore, key: string): Promise<void>
 }
 
 export async function getObjectBuffer(store: BlobStore, key: string): Promise<Buffer> {
-  const { body } = await getObject(store, key);
+  const fresh = await store.takeFresh?.(key);
+  if (fresh) return fresh.bytes;
+  const { body } = await storedObject(store, key);
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
