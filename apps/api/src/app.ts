@@ -149,8 +149,13 @@ export function createApp(deps: ApiDeps) {
     webhookStore,
     { attempts: config.webhooks.attempts, backoffMs: config.webhooks.backoffMs },
   );
-  // a job's answer takes the files its worker just stored from Redis when they are there (@relay/core's fresh.ts)
-  const answerStore = withFreshFiles(deps.store, deps.redis, config.REDIS_PREFIX);
+  // a job's answer takes the files its worker just stored, published to this process, when it heard
+  // them (@relay/core's fresh.ts; one inbox serves every queue)
+  const answerStore = withFreshFiles(deps.store, (key) => {
+    const file = deps.queues.images.inbox.takeFresh(key);
+    metrics.answerFileReads.inc({ from: file ? 'fresh' : 'store' });
+    return file;
+  });
   const jobs: JobRequestDeps = {
     life: deps.life,
     store: answerStore,

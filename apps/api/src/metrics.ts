@@ -62,9 +62,18 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
     registers: [registry],
   });
 
+  const answerFileReads = new Counter({
+    name: 'relay_answer_file_reads_total',
+    help: "Stored files an answer carried the bytes of (a clip answered inline), by where they came from: fresh (published by the worker that stored it) or store (read back)",
+    labelNames: ['from'],
+    registers: [registry],
+  });
+
   return {
     /** Counted by the failed-authentication limit (auth/failures.ts). */
     authFailures,
+    /** Counted as an answer takes a file's bytes (app.ts). */
+    answerFileReads,
     /** Records each answer under its route pattern (never the raw path: ids would explode the labels). */
     middleware(req: Request, res: Response, next: NextFunction) {
       // a number, not startTimer's closures and hrtime pair: every waiting request keeps this until it is answered

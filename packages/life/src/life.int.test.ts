@@ -1,7 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
-import { AppError, createLogger, decodeFailure, freshKey } from '@relay/core';
+import { AppError, createLogger, decodeFailure, freshChannel } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
 import {
   perQueue,
@@ -261,8 +261,13 @@ describe('running and ending', () => {
   test.each([
     { waited: true, left: 1 },
     { waited: false, left: 0 },
-  ])('a file just stored rides with the charge for a caller waiting to answer with it (waited: $waited)', async ({ waited, left }) => {
+  ])('a file just stored is published with the charge to the process waiting to answer with it (waited: $waited)', async ({ waited, left }) => {
     const key = `files/${uniqueName('clip')}.wav`;
+    const inbox = `${prefix}:inbox:waiting`;
+    const heard: string[] = [];
+    const subscriber = new Redis(handle.url);
+    subscriber.on('messageBuffer', (_channel: Buffer, message: Buffer) => heard.push(message.toString()));
+    await subscriber.subscribe(freshChannel(inbox));
     const { ends } = await runOne(
       async (j) => {
         await life.begin(j);
@@ -273,12 +278,13 @@ describe('running and ending', () => {
       },
       1,
       true,
-      waited ? { inbox: `${prefix}:inbox:waiting` } : {},
+      waited ? { inbox } : {},
     );
     expect(ends.map((end) => end.outcome)).toEqual(['completed']);
-    // there by the time the end is told (sent before the move, on its connection)
-    expect(await redis.exists(freshKey(prefix, key))).toBe(left);
-    if (waited) expect((await redis.getBuffer(freshKey(prefix, key)))?.toString()).toBe('audio/wav\npcm');
+    await subscriber.ping(); // answered after every message published before it
+    expect(heard).toEqual(waited ? [`${key}\naudio/wav\npcm`] : []);
+    expect(left).toBe(heard.length);
+    subscriber.disconnect();
     expect(await balance()).toBe(960);
   });
 

@@ -34,13 +34,13 @@ export function createRunning(deps: LifeDeps) {
 
   /**
    * The charge and, before it, the checkpoint the job keeps with it; after it, the files just
-   * stored left for the api process that waits to answer with their bytes (a job nobody waits for
-   * synchronously leaves none: @relay/core's fresh.ts).
+   * stored, published to the api process that waits to answer with their bytes (a job nobody
+   * waits for synchronously sends none: @relay/core's fresh.ts).
    */
   const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object, fresh: FreshFile[] = []) => {
     const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
-    const waited = job.data.meta.inbox !== undefined && !job.data.meta.batch;
-    const also = waited ? fresh.flatMap((file) => freshStep(deps.prefix, file) ?? []) : [];
+    const { inbox, batch } = job.data.meta;
+    const also = inbox && !batch ? fresh.flatMap((file) => freshStep(inbox, file) ?? []) : [];
     return { job, checkpoint, write: checkpoint ? progressStep(job, checkpoint) : undefined, settle, also };
   };
   type ChargeSteps = ReturnType<typeof chargeSteps>;
@@ -54,7 +54,7 @@ export function createRunning(deps: LifeDeps) {
     // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
     if (written && !written.ok) failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
     else if (written && checkpoint) job.progress = checkpoint;
-    // a fresh copy that could not be left is read back from the store by the api: nothing lost
+    // a fresh copy that could not be published is read back from the store by the api: nothing lost
     return settled;
   };
 

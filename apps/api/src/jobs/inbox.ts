@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { subscribeWhenReady, type Logger } from '@relay/core';
+import { createFreshFiles, freshChannel, parseFresh, subscribeWhenReady, type Logger } from '@relay/core';
 import { inboxKey, WAITER_SET_TTL_SECONDS, waiterSetKey, type Notice, type NoticeType } from '@relay/life';
 
 /** The inbox lives while its process does: refreshed well within this, gone soon after a crash. */
@@ -49,6 +49,8 @@ function parsePublished(message: string): Heard | undefined {
  */
 export function createInbox(subscriber: Redis, writer: Redis, prefix: string, log: Logger) {
   const key = inboxKey(prefix, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  /** The files its workers just stored for this process's answers, published beside the notices (@relay/core's fresh.ts). */
+  const fresh = { channel: freshChannel(key), files: createFreshFiles() };
   const listeners = new Set<(notice: Notice) => void>();
   /** Notices this process received, by type (a metric: it must only ever hear of its own jobs). */
   const received: Record<NoticeType, number> = { completed: 0, failed: 0, removed: 0, partial: 0, started: 0 };
@@ -98,9 +100,16 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     for (const listener of listeners) listener({ type: notice.type, jobId: notice.jobId, data: notice.data });
   };
 
-  subscriber.on('message', (channel: string, message: string) => {
+  // as Buffers: a file's bytes are not text (ioredis makes strings only for 'message' listeners)
+  subscriber.on('messageBuffer', (channelBytes: Buffer, message: Buffer) => {
+    const channel = channelBytes.toString();
+    if (channel === fresh.channel) {
+      const file = parseFresh(message);
+      if (file) fresh.files.keep(file);
+      return;
+    }
     if (channel !== key) return;
-    const notice = parsePublished(message);
+    const notice = parsePublished(message.toString());
     if (!notice) return log.warn({ channel }, 'an inbox notice of no known shape: skipped');
     if (holds > 0) held.push(notice);
     else handOn(notice);
@@ -139,7 +148,7 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     if (stopped) return;
     hold();
     void subscriber
-      .subscribe(key)
+      .subscribe(key, fresh.channel)
       .then(catchUpInTurn, (err: Error) => {
         release();
         throw err;
@@ -154,7 +163,7 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     async start() {
       await ensure();
       hold();
-      await subscribeWhenReady(subscriber, key).catch((error: unknown) => {
+      await subscribeWhenReady(subscriber, key, fresh.channel).catch((error: unknown) => {
         release();
         throw error;
       });
@@ -166,6 +175,8 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
       );
       refresh.unref();
     },
+    /** Takes a file a worker just stored for an answer of this process, when it was heard (else the store is read). */
+    takeFresh: fresh.files.take,
     /** Hands every notice to `listener`. */
     listen(listener: (notice: Notice) => void) {
       listeners.add(listener);

@@ -118,7 +118,7 @@ export async function putObject(store: BlobStore, key: string, body: Buffer | Re
 
 /** The object's body as a stream; from byte `from` on when given (a ranged GET). */
 export async function getObject(store: BlobStore, key: string, from?: number) {
-  const fresh = from === undefined ? await store.takeFresh?.(key) : undefined;
+  const fresh = from === undefined ? store.takeFresh?.(key) : undefined;
   return fresh ? freshObject(fresh) : storedObject(store, key, from);
 }
 
@@ -145,7 +145,7 @@ export async function deleteObject(store: BlobStore, key: string): Promise<void>
 }
 
 export async function getObjectBuffer(store: BlobStore, key: string): Promise<Buffer> {
-  const fresh = await store.takeFresh?.(key);
+  const fresh = store.takeFresh?.(key);
   if (fresh) return fresh.bytes;
   const { body } = await storedObject(store, key);
   const chunks: Buffer[] = [];
