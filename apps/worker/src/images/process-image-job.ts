@@ -1,4 +1,4 @@
-import { AppError, inSpan, ownValue, type BlobStore, type Catalog, type ImageModel, type Logger } from '@relay/core';
+import { AppError, FRESH_MAX_BYTES, inSpan, ownValue, type BlobStore, type Catalog, type FreshFile, type ImageModel, type Logger } from '@relay/core';
 import { imageCost, webSearchCost } from '@relay/billing';
 import type { CallGate } from '@relay/channels';
 import type { JobLife } from '@relay/life';
@@ -54,10 +54,14 @@ function slotsOf(outcomes: Outcome[]): ImageSlot[] {
 /** How a job's images are stored: as the vendor made them, or converted to the format and compression asked. */
 type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
 
-function slotStore(job: RelayJob<'images'>, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps): SlotStore {
+/**
+ * `fresh`: where the stored images' bytes go when the answer carries them (b64_json, the whole
+ * set at once): published to the waiting api with the charge instead of read back from the store.
+ */
+function slotStore(job: RelayJob<'images'>, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps, fresh?: FreshFile[]): SlotStore {
   const conversion = conversionOf(request, model);
   // each copy into the store is a span of the job's trace: a slow store shows as itself
-  return (index, slot) => inSpan('relay.store', { 'relay.file.index': index }, () => storeSlot(job, index, slot, conversion, deps));
+  return (index, slot) => inSpan('relay.store', { 'relay.file.index': index }, () => storeSlot(job, index, slot, conversion, deps, fresh));
 }
 
 async function storeSlot(
@@ -66,15 +70,18 @@ async function storeSlot(
   slot: DeliveredImage,
   conversion: ReturnType<typeof conversionOf>,
   deps: ImageJobDeps,
+  fresh?: FreshFile[],
 ): Promise<StoredFile> {
   // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
   const target = (format: string) => ({ key: storageKeyOf(job.id!, index, format), contentType: CONTENT_TYPES[format]! });
+  const limits = fresh ? { ...deps.copyLimits, keepUpTo: FRESH_MAX_BYTES } : deps.copyLimits;
   try {
     const stored = conversion
-      ? await storeConverted(slot, deps.store, target, deps.copyLimits, conversion)
+      ? await storeConverted(slot, deps.store, target, limits, conversion)
       : slot.url
-        ? await copyUrlToStore(slot.url, deps.store, target, deps.copyLimits)
-        : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), deps.copyLimits.retry);
+        ? await copyUrlToStore(slot.url, deps.store, target, limits)
+        : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), limits.retry);
+    if (fresh && stored.kept) fresh.push({ ...target(stored.format), bytes: stored.kept });
     const measured = stored.dimensions && `${stored.dimensions.width}x${stored.dimensions.height}`;
     return {
       index,
@@ -97,7 +104,9 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model)
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
-    const store = slotStore(job, request, model, deps);
+    // a set answered whole with its bytes: they go to the waiting api with the charge (@relay/core's fresh.ts)
+    const fresh: FreshFile[] | undefined = request.response_format === 'b64_json' && !request.stream ? [] : undefined;
+    const store = slotStore(job, request, model, deps, fresh);
     // the last moment a job can be cancelled for free (its client may have left while it waited),
     // asked with each pick of a channel
     const begin: CallGate = (lease) => deps.life.begin(job, lease);
@@ -118,12 +127,17 @@ export function createImageProcessor(deps: ImageJobDeps) {
         const [w = 0, h = 0] = image.size.split('x').map(Number);
         return sum + Math.round((w * h) / 256);
       }, 0);
-      const { ready, settled } = deps.life.settle(job, {
-        accountId: meta.accountId,
-        amount: imageCost(model, images.length) + webSearchCost(model, set.searchedCalls),
-        units: set.searchedCalls ? `${images.length} images, ${set.searchedCalls} web searches` : `${images.length} images`,
-        channel,
-      });
+      const { ready, settled } = deps.life.settle(
+        job,
+        {
+          accountId: meta.accountId,
+          amount: imageCost(model, images.length) + webSearchCost(model, set.searchedCalls),
+          units: set.searchedCalls ? `${images.length} images, ${set.searchedCalls} web searches` : `${images.length} images`,
+          channel,
+        },
+        undefined,
+        fresh,
+      );
       settled.then(
         ({ charged, applied }) => {
           if (applied) deps.metrics.charged.inc({ model: request.model }, charged);

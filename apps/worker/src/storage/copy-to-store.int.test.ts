@@ -172,8 +172,20 @@ describe('stored by what the bytes are, never by what the vendor says', () => {
       format: 'png',
       contentType: 'image/png',
       dimensions: { width: 64, height: 64 },
+      kept: png, // in memory anyway: its answer may carry it
     });
     expect((await getObjectBuffer(store, to.keys.get('png')!)).equals(png)).toBe(true);
+  });
+
+  test('a copy asked to keep its bytes keeps them while they fit, none past that', async () => {
+    const kept = await copyUrlToStore(`${origin}/png-as-jpeg.jpg`, store, target(), { ...limits, keepUpTo: png.length });
+    expect(kept.kept?.equals(png)).toBe(true);
+    const big = target();
+    const streamed = await copyUrlToStore(`${origin}/no-length-within-cap`, store, big, { ...limits, keepUpTo: MiB });
+    expect(streamed.bytes).toBe(5 * MiB + 123_457);
+    expect(streamed.kept).toBeUndefined();
+    expect((await getObjectBuffer(store, big.keys.get('png')!)).length).toBe(5 * MiB + 123_457);
+    expect((await copyUrlToStore(`${origin}/png-as-jpeg.jpg`, store, target(), { ...limits, keepUpTo: png.length - 1 })).kept).toBeUndefined();
   });
 });
 

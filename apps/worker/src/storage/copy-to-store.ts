@@ -29,6 +29,8 @@ export interface CopyLimits {
   retry: StoreRetry;
   /** Which hosts an upstream's result link may point at, and every hop it redirects to. */
   urls: UrlPolicy;
+  /** A copied file up to this many bytes is also kept in memory (StoredBytes' `kept`): its answer carries its bytes. */
+  keepUpTo?: number;
 }
 
 /** A result over `tuning.worker.resultMaxBytes`: retrying cannot help. */
@@ -58,21 +60,36 @@ export interface StoredBytes<F extends string> {
   contentType: string;
   /** Read from an image's own header: what a vendor that names no size made (none for other files). */
   dimensions: Dimensions | undefined;
+  /** The bytes stored, when they were in memory anyway or kept as asked (CopyLimits' `keepUpTo`). */
+  kept?: Buffer;
 }
 export type StoredImage = StoredBytes<ImageFormat>;
 
 /** How far into a download its header is looked for (a JPEG's frame header may follow large metadata). */
 const DIMENSIONS_WITHIN = 256 * 1024;
 
+/** The chunks of a file passed through, while it is no bigger than `upTo` (then none). */
+interface Keeping {
+  upTo: number;
+  chunks: Buffer[];
+  size: number;
+}
+
 /**
  * Passes bytes through and reads the image's dimensions from the first of them: only the bytes
- * before the header is found (at most DIMENSIONS_WITHIN) are held, by reference.
+ * before the header is found (at most DIMENSIONS_WITHIN) are held, by reference; and all of them,
+ * by reference too, while they fit `keeping`.
  */
-function dimensionsTap(found: { dimensions?: Dimensions }) {
+function dimensionsTap(found: { dimensions?: Dimensions }, keeping?: Keeping) {
   let seen: Buffer[] = [];
   let size = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
+      if (keeping && keeping.size <= keeping.upTo) {
+        keeping.size += chunk.length;
+        if (keeping.size <= keeping.upTo) keeping.chunks.push(chunk);
+        else keeping.chunks = [];
+      }
       if (seen.length > 0 || size === 0) {
         seen.push(chunk);
         size += chunk.length;
@@ -217,8 +234,9 @@ async function copyOnce<F extends string>(
     if (length > limits.maxBytes) throw new FileTooLarge(`file is ${length} bytes, more than ${limits.maxBytes}`);
     const counted = { bytes: 0 };
     const found: { dimensions?: Dimensions } = {};
+    const keeping: Keeping | undefined = limits.keepUpTo ? { upTo: limits.keepUpTo, chunks: [], size: 0 } : undefined;
     const cap = res.pipe(byteCap(limits.maxBytes, counted));
-    const capped = cap.pipe(dimensionsTap(found));
+    const capped = cap.pipe(dimensionsTap(found, keeping));
     cap.on('error', (error) => {
       failure ??= error;
       capped.destroy(error);
@@ -234,7 +252,8 @@ async function copyOnce<F extends string>(
       ...(Number.isFinite(length) ? { contentLength: length } : {}),
       signal,
     });
-    return { bytes: counted.bytes, format, contentType, dimensions: found.dimensions };
+    const kept = keeping && keeping.size <= keeping.upTo ? Buffer.concat(keeping.chunks) : undefined;
+    return { bytes: counted.bytes, format, contentType, dimensions: found.dimensions, ...(kept ? { kept } : {}) };
   } catch (error) {
     res.destroy();
     throw failure ?? error;
@@ -298,7 +317,7 @@ export function putImageToStore(store: BlobStore, target: ImageTarget, bytes: Bu
   const { key, contentType } = target(format);
   return untilStored(async () => {
     await putObject(store, key, bytes, { contentType, contentLength: bytes.length });
-    return { bytes: bytes.length, format, contentType, dimensions: imageDimensions(bytes) };
+    return { bytes: bytes.length, format, contentType, dimensions: imageDimensions(bytes), kept: bytes };
   }, retry);
 }
 
