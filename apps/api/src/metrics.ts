@@ -64,7 +64,7 @@ export function createApiMetrics(registry: Registry, queues: Queues) {
 
   const answerFileReads = new Counter({
     name: 'relay_answer_file_reads_total',
-    help: "Stored files an answer carried the bytes of (a clip answered inline), by where they came from: fresh (published by the worker that stored it) or store (read back)",
+    help: 'Stored files an answer carried the bytes of (a clip answered inline), by where they came from: fresh (published by the worker that stored it) or store (read back)',
     labelNames: ['from'],
     registers: [registry],
   });

@@ -261,32 +261,35 @@ describe('running and ending', () => {
   test.each([
     { waited: true, left: 1 },
     { waited: false, left: 0 },
-  ])('a file just stored is published with the charge to the process waiting to answer with it (waited: $waited)', async ({ waited, left }) => {
-    const key = `files/${uniqueName('clip')}.wav`;
-    const inbox = `${prefix}:inbox:waiting`;
-    const heard: string[] = [];
-    const subscriber = new Redis(handle.url);
-    subscriber.on('messageBuffer', (_channel: Buffer, message: Buffer) => heard.push(message.toString()));
-    await subscriber.subscribe(freshChannel(inbox));
-    const { ends } = await runOne(
-      async (j) => {
-        await life.begin(j);
-        await life.settle(j, { accountId: 'acct', amount: 40, units: '1 clips' }, undefined, [
-          { key, bytes: Buffer.from('pcm'), contentType: 'audio/wav' },
-        ]).ready;
-        return { ok: true };
-      },
-      1,
-      true,
-      waited ? { inbox } : {},
-    );
-    expect(ends.map((end) => end.outcome)).toEqual(['completed']);
-    await subscriber.ping(); // answered after every message published before it
-    expect(heard).toEqual(waited ? [`${key}\naudio/wav\npcm`] : []);
-    expect(left).toBe(heard.length);
-    subscriber.disconnect();
-    expect(await balance()).toBe(960);
-  });
+  ])(
+    'a file just stored is published with the charge to the process waiting to answer with it (waited: $waited)',
+    async ({ waited, left }) => {
+      const key = `files/${uniqueName('clip')}.wav`;
+      const inbox = `${prefix}:inbox:waiting`;
+      const heard: string[] = [];
+      const subscriber = new Redis(handle.url);
+      subscriber.on('messageBuffer', (_channel: Buffer, message: Buffer) => heard.push(message.toString()));
+      await subscriber.subscribe(freshChannel(inbox));
+      const { ends } = await runOne(
+        async (j) => {
+          await life.begin(j);
+          await life.settle(j, { accountId: 'acct', amount: 40, units: '1 clips' }, undefined, [
+            { key, bytes: Buffer.from('pcm'), contentType: 'audio/wav' },
+          ]).ready;
+          return { ok: true };
+        },
+        1,
+        true,
+        waited ? { inbox } : {},
+      );
+      expect(ends.map((end) => end.outcome)).toEqual(['completed']);
+      await subscriber.ping(); // answered after every message published before it
+      expect(heard).toEqual(waited ? [`${key}\naudio/wav\npcm`] : []);
+      expect(left).toBe(heard.length);
+      subscriber.disconnect();
+      expect(await balance()).toBe(960);
+    },
+  );
 
   test.each([
     { charged: true, told: 'completed', runs: 1, balance: 960 },

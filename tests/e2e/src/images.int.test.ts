@@ -107,7 +107,8 @@ test('once retention deleted a file its relay link answers 404, in the OpenAI di
 /** The stored files answers carried the bytes of, by where the api took them (relay_answer_file_reads_total). */
 async function answerFileReads() {
   const text = await (await fetch(`${stack.url}/metrics`)).text();
-  const count = (from: string) => Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const count = (from: string) =>
+    Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   return { fresh: count('fresh'), store: count('store') };
 }
 
@@ -117,7 +118,10 @@ test('b64_json carries the stored file, the same bytes the link serves, handed o
   const answer = (await res.json()) as ImagesBody;
   expect(res.status).toBe(200);
   const inline = answer.data.map((image) => Buffer.from(image.b64_json!, 'base64'));
-  expect(inline.map(imageDimensions)).toEqual([{ width: 2048, height: 2048 }, { width: 2048, height: 2048 }]);
+  expect(inline.map(imageDimensions)).toEqual([
+    { width: 2048, height: 2048 },
+    { width: 2048, height: 2048 },
+  ]);
   for (const [i, bytes] of inline.entries()) expect(bytes.equals(await fetchBytes(answer.data[i]!.url))).toBe(true);
   // published to this api with the charge when at most FRESH_MAX_BYTES, else read back from the store
   const after = await answerFileReads();

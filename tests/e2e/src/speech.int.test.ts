@@ -110,7 +110,8 @@ test('happy path: Gemini shape, real PCM that grows with the text, a WAV link th
 test("the answer's audio is the clip its worker just stored, published to the waiting api: the store is not read back", async () => {
   const reads = async () => {
     const text = await (await fetch(`${stack.url}/metrics`)).text();
-    const count = (from: string) => Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    const count = (from: string) =>
+      Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     return { fresh: count('fresh'), store: count('store') };
   };
   const before = await reads();

@@ -1,4 +1,14 @@
-import { AppError, FRESH_MAX_BYTES, inSpan, ownValue, type BlobStore, type Catalog, type FreshFile, type ImageModel, type Logger } from '@relay/core';
+import {
+  AppError,
+  FRESH_MAX_BYTES,
+  inSpan,
+  ownValue,
+  type BlobStore,
+  type Catalog,
+  type FreshFile,
+  type ImageModel,
+  type Logger,
+} from '@relay/core';
 import { imageCost, webSearchCost } from '@relay/billing';
 import type { CallGate } from '@relay/channels';
 import type { JobLife } from '@relay/life';
@@ -58,7 +68,13 @@ type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
  * `fresh`: where the stored images' bytes go when the answer carries them (b64_json, the whole
  * set at once): published to the waiting api with the charge instead of read back from the store.
  */
-function slotStore(job: RelayJob<'images'>, request: ImageJob['request'], model: ImageModel, deps: ImageJobDeps, fresh?: FreshFile[]): SlotStore {
+function slotStore(
+  job: RelayJob<'images'>,
+  request: ImageJob['request'],
+  model: ImageModel,
+  deps: ImageJobDeps,
+  fresh?: FreshFile[],
+): SlotStore {
   const conversion = conversionOf(request, model);
   // each copy into the store is a span of the job's trace: a slow store shows as itself
   return (index, slot) => inSpan('relay.store', { 'relay.file.index': index }, () => storeSlot(job, index, slot, conversion, deps, fresh));

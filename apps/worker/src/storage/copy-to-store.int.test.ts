@@ -185,7 +185,9 @@ describe('stored by what the bytes are, never by what the vendor says', () => {
     expect(streamed.bytes).toBe(5 * MiB + 123_457);
     expect(streamed.kept).toBeUndefined();
     expect((await getObjectBuffer(store, big.keys.get('png')!)).length).toBe(5 * MiB + 123_457);
-    expect((await copyUrlToStore(`${origin}/png-as-jpeg.jpg`, store, target(), { ...limits, keepUpTo: png.length - 1 })).kept).toBeUndefined();
+    expect(
+      (await copyUrlToStore(`${origin}/png-as-jpeg.jpg`, store, target(), { ...limits, keepUpTo: png.length - 1 })).kept,
+    ).toBeUndefined();
   });
 });
 
