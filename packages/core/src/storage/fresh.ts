@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { luaCommand, type Step } from '../lua-command.js';
 import freshPublishLua from '../lua/fresh-publish.lua';
-import type { BlobStore } from './s3.js';
 
 /**
  * Files just stored, handed to the api process that waits to answer with their bytes (a clip
@@ -93,8 +92,11 @@ export function createFreshFiles(now: () => number = Date.now) {
   };
 }
 
-/** `store`, whose reads of a whole file (getObject, getObjectBuffer) take its fresh copy first when there is one. */
-export const withFreshFiles = (store: BlobStore, take: TakeFresh): BlobStore => ({ ...store, takeFresh: take });
+/** `store` (a BlobStore), whose reads of a whole file (getObject, getObjectBuffer) take its fresh copy first when there is one. */
+export const withFreshFiles = <S extends object>(store: S, take: TakeFresh): S & { takeFresh: TakeFresh } => ({
+  ...store,
+  takeFresh: take,
+});
 
 /** A fresh copy as getObject gives a stored file. */
 export const freshObject = ({ bytes, contentType }: FreshFile) => ({
