@@ -1,4 +1,4 @@
-import type { BlobStore, Catalog, Logger, QueueName, VendorOf } from '@relay/core';
+import type { BlobStore, Catalog, FreshFile, Logger, QueueName, VendorOf } from '@relay/core';
 import type { JobLife, PartsWriter } from '@relay/life';
 import type { MetaJob, StoredFile } from '@relay/jobs';
 import type { UpstreamCalls } from './channels/upstream-calls.js';
@@ -20,8 +20,8 @@ export interface CapabilityDeps {
   copyLimits(queue: QueueName): CopyLimits;
   /** How long a paid result is kept in memory and retried while the store is away, counted under `queue`. */
   storeRetry(queue: QueueName): StoreRetry;
-  /** Tells a job's waiters that one of its files is stored (an image of a streamed set). */
-  partial(job: MetaJob, file: StoredFile): Promise<void>;
+  /** Tells a job's waiters that one of its files is stored (an image of a streamed set); `fresh`: its bytes, for a waiter whose events carry them. */
+  partial(job: MetaJob, file: StoredFile, fresh?: FreshFile): Promise<void>;
   /** Where a job whose waiter streams it sends its parts as they are made (none: nobody waits for it). */
   parts(job: MetaJob, take: string): PartsWriter | undefined;
   log: Logger;

@@ -131,7 +131,7 @@ await runMain(async () => {
       urls: parseUrlPolicy(config.URL_ALLOWLIST),
     }),
     storeRetry,
-    partial: (job, file) => notifyPartial(redis, config.REDIS_PREFIX, job, file),
+    partial: (job, file, fresh) => notifyPartial(redis, config.REDIS_PREFIX, job, file, fresh),
     parts: (job, take) => partsWriter(redis, config.REDIS_PREFIX, job, take),
     log,
   };

@@ -1,4 +1,4 @@
-import { luaCommand, type ScriptHost } from '@relay/core';
+import { freshStep, luaCommand, runStep, runSteps, valueOf, type FreshFile, type ScriptHost } from '@relay/core';
 import type { MetaJob, StoredFile } from '@relay/jobs';
 import { z } from 'zod';
 import notifyLua from './lua/notify.lua';
@@ -43,10 +43,14 @@ const notify = luaCommand({
  * a job added before notices existed) only the waiter set is told.
  */
 export async function notifyWaiters(redis: ScriptHost, prefix: string, notice: Notice, inbox: string | undefined) {
+  await runStep(redis, noticeStep(prefix, notice, inbox));
+}
+
+/** The notice as a step, to send with others in one round trip. */
+function noticeStep(prefix: string, notice: Notice, inbox: string | undefined) {
   const set = waiterSetKey(prefix, notice.jobId);
   const final = notice.type === 'partial' || notice.type === 'started' ? '0' : '1';
-  await notify(
-    redis,
+  return notify.step(
     { waiters: set, inbox: inbox ?? set },
     { type: notice.type, jobId: notice.jobId, data: notice.data, final, maxLength: INBOX_MAX_LENGTH },
   );
@@ -69,7 +73,17 @@ export async function notifyEnd(redis: ScriptHost, prefix: string, job: MetaJob,
   await notifyWaiters(redis, prefix, { type, jobId: job.id!, data }, inboxOf(job));
 }
 
-/** One image of a set, stored: the waiting caller (a stream) sends it on at once, and so do those following the job's events. */
-export async function notifyPartial(redis: ScriptHost, prefix: string, job: MetaJob, file: StoredFile) {
-  await notifyWaiters(redis, prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inboxOf(job));
+/**
+ * One image of a set, stored: the waiting caller (a stream) sends it on at once, and so do those
+ * following the job's events. `fresh`: its bytes, when the caller's events carry them (b64_json),
+ * published to the waiting process just before the notice, in the same round trip (@relay/core's
+ * fresh.ts), so its answer need not read them back from the store.
+ */
+export async function notifyPartial(redis: ScriptHost, prefix: string, job: MetaJob, file: StoredFile, fresh?: FreshFile) {
+  const inbox = inboxOf(job);
+  const notice = noticeStep(prefix, { type: 'partial', jobId: job.id!, data: JSON.stringify(file) }, inbox);
+  const published = fresh && inbox ? freshStep(inbox, fresh) : undefined;
+  if (!published) return void (await runStep(redis, notice));
+  // a file that could not be published is read from the store: only the notice must have gone
+  valueOf((await runSteps(redis, [published, notice]))[1]);
 }

@@ -127,3 +127,27 @@ test('a content refusal in the middle of a streamed set: no event for it, named 
   expect(before.balance - after.balance).toBe(2 * PRICE);
   expect(after.reserved).toBe(0);
 });
+
+/** The stored files answers carried the bytes of, by where the api took them (relay_answer_file_reads_total). */
+async function answerFileReads() {
+  const text = await (await fetch(`${stack.url}/metrics`)).text();
+  const count = (from: string) =>
+    Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { fresh: count('fresh'), store: count('store') };
+}
+
+test('b64_json as the set streams: each image its worker stored is published with its event, so the api does not read it back', async () => {
+  const before = await answerFileReads();
+  const { data: stream } = await streamOf({ ...SET, response_format: 'b64_json' });
+  const events: Array<Event & { b64_json?: string; url?: string }> = [];
+  for await (const event of stream) events.push(event as Event & { b64_json?: string; url?: string });
+  expect(events.map((e) => e.partial_image_index ?? e.type)).toEqual([0, 1, 2, 'image_generation.completed']);
+  for (const event of events) {
+    // the bytes the event carries are the stored file's
+    const stored = Buffer.from(await (await fetch(event.url!)).arrayBuffer());
+    expect(Buffer.from(event.b64_json!, 'base64').equals(stored)).toBe(true);
+  }
+  // three partial images handed over; completed carries the last one again, read back from the store
+  const after = await answerFileReads();
+  expect({ fresh: after.fresh - before.fresh, store: after.store - before.store }).toEqual({ fresh: 3, store: 1 });
+});

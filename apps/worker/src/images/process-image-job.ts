@@ -19,6 +19,7 @@ import {
   IMAGES,
   generationsOf,
   imageJobSchema,
+  parseFileId,
   storageKeyOf,
   type ImageJob,
   type ImageJobResult,
@@ -47,7 +48,7 @@ export interface ImageJobDeps {
   store: BlobStore;
   copyLimits: CopyLimits;
   /** Tells the job's waiters one image of a streamed set is stored (@relay/life's notices). */
-  partial: (job: RelayJob<'images'>, file: StoredFile) => Promise<void>;
+  partial: (job: RelayJob<'images'>, file: StoredFile, fresh?: FreshFile) => Promise<void>;
   log: Logger;
 }
 
@@ -120,8 +121,14 @@ export function createImageProcessor(deps: ImageJobDeps) {
     if (!model)
       throw new AppError('invalid_request', `model ${request.model} is no longer configured`, { param: 'model', retryable: false });
     const log = deps.log.child({ jobId: job.id, requestId: meta.requestId, model: request.model });
-    // a set answered whole with its bytes: they go to the waiting api with the charge (@relay/core's fresh.ts)
-    const fresh: FreshFile[] | undefined = request.response_format === 'b64_json' && !request.stream ? [] : undefined;
+    // an answer with its images' bytes: they go to the waiting api with the charge, or each with its
+    // event when the vendor streams the set (@relay/core's fresh.ts)
+    const fresh: FreshFile[] | undefined = request.response_format === 'b64_json' ? [] : undefined;
+    /** The bytes of an image sent as its own event: published with it, not again with the charge. */
+    const freshOf = (file: StoredFile) => {
+      const at = fresh?.findIndex((f) => f.key === parseFileId(file.fileId)?.key) ?? -1;
+      return at < 0 ? undefined : fresh!.splice(at, 1)[0];
+    };
     const store = slotStore(job, request, model, deps, fresh);
     // the last moment a job can be cancelled for free (its client may have left while it waited),
     // asked with each pick of a channel
@@ -187,7 +194,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
           begin,
           checkpoint: (streamed, last) => deps.life.checkpoint(job, { streamed }, { callsOver: last }),
           store,
-          delivered: (file) => deps.partial(job, file),
+          delivered: (file) => deps.partial(job, file, freshOf(file)),
         },
       );
       deps.life.callsOver(job);
