@@ -66,8 +66,14 @@ function slotsOf(outcomes: Outcome[]): ImageSlot[] {
 type SlotStore = (index: number, slot: DeliveredImage) => Promise<StoredFile>;
 
 /**
- * `fresh`: where the stored images' bytes go when the answer carries them (b64_json, the whole
- * set at once): published to the waiting api with the charge instead of read back from the store.
+ * What of a set's images is kept in memory for its answer at once, at most: a set of fifteen large
+ * images is not held whole while it is made (those past it are read back from the store).
+ */
+const FRESH_SET_MAX_BYTES = 4 * FRESH_MAX_BYTES;
+
+/**
+ * `fresh`: where the stored images' bytes go when the answer carries them (b64_json): published to
+ * the waiting api with the charge, or each with its event, instead of read back from the store.
  */
 function slotStore(
   job: RelayJob<'images'>,
@@ -91,14 +97,15 @@ async function storeSlot(
 ): Promise<StoredFile> {
   // named and typed by its bytes (JPEG, PNG or WebP): the link's name and the asked format are only the upstream's word
   const target = (format: string) => ({ key: storageKeyOf(job.id!, index, format), contentType: CONTENT_TYPES[format]! });
-  const limits = fresh ? { ...deps.copyLimits, keepUpTo: FRESH_MAX_BYTES } : deps.copyLimits;
+  const room = fresh ? Math.min(FRESH_MAX_BYTES, FRESH_SET_MAX_BYTES - fresh.reduce((sum, f) => sum + f.bytes.length, 0)) : 0;
+  const limits = room > 0 ? { ...deps.copyLimits, keepUpTo: room } : deps.copyLimits;
   try {
     const stored = conversion
       ? await storeConverted(slot, deps.store, target, limits, conversion)
       : slot.url
         ? await copyUrlToStore(slot.url, deps.store, target, limits)
         : await putImageToStore(deps.store, target, Buffer.from(slot.b64_json ?? '', 'base64'), limits.retry);
-    if (fresh && stored.kept) fresh.push({ ...target(stored.format), bytes: stored.kept });
+    if (fresh && stored.kept && stored.kept.length <= room) fresh.push({ ...target(stored.format), bytes: stored.kept });
     const measured = stored.dimensions && `${stored.dimensions.width}x${stored.dimensions.height}`;
     return {
       index,
