@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { waitFor } from '@relay/testkit';
+import { answerFileReads } from './answer-file-reads.js';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -128,16 +129,8 @@ test('a content refusal in the middle of a streamed set: no event for it, named 
   expect(after.reserved).toBe(0);
 });
 
-/** The stored files answers carried the bytes of, by where the api took them (relay_answer_file_reads_total). */
-async function answerFileReads() {
-  const text = await (await fetch(`${stack.url}/metrics`)).text();
-  const count = (from: string) =>
-    Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { fresh: count('fresh'), store: count('store') };
-}
-
 test('b64_json as the set streams: each image its worker stored is published with its event, so the api does not read it back', async () => {
-  const before = await answerFileReads();
+  const before = await answerFileReads(stack.url);
   const { data: stream } = await streamOf({ ...SET, response_format: 'b64_json' });
   const events: Array<Event & { b64_json?: string; url?: string }> = [];
   for await (const event of stream) events.push(event as Event & { b64_json?: string; url?: string });
@@ -148,6 +141,6 @@ test('b64_json as the set streams: each image its worker stored is published wit
     expect(Buffer.from(event.b64_json!, 'base64').equals(stored)).toBe(true);
   }
   // three partial images handed over; completed carries the last one again, read back from the store
-  const after = await answerFileReads();
+  const after = await answerFileReads(stack.url);
   expect({ fresh: after.fresh - before.fresh, store: after.store - before.store }).toEqual({ fresh: 3, store: 1 });
 });

@@ -4,6 +4,7 @@ import { createBlobStore, FRESH_MAX_BYTES, redisConnectionOptions } from '@relay
 import { sweepPrefix } from '@relay/worker';
 import { bullPrefix, parseFileId } from '@relay/jobs';
 import { imageDimensions, renderImage } from '@relay/simulator';
+import { answerFileReads } from './answer-file-reads.js';
 import { postJson, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -104,16 +105,8 @@ test('once retention deleted a file its relay link answers 404, in the OpenAI di
   expect(((await gone.json()) as { error: { message: string } }).error.message).toMatch(/retention period/);
 });
 
-/** The stored files answers carried the bytes of, by where the api took them (relay_answer_file_reads_total). */
-async function answerFileReads() {
-  const text = await (await fetch(`${stack.url}/metrics`)).text();
-  const count = (from: string) =>
-    Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { fresh: count('fresh'), store: count('store') };
-}
-
 test('b64_json carries the stored file, the same bytes the link serves, handed over by its worker when small enough', async () => {
-  const before = await answerFileReads();
+  const before = await answerFileReads(stack.url);
   const res = await generate({ model: 'vendor-gen-5-0-260128', prompt: 'a paper boat', response_format: 'b64_json', n: 2 });
   const answer = (await res.json()) as ImagesBody;
   expect(res.status).toBe(200);
@@ -124,7 +117,7 @@ test('b64_json carries the stored file, the same bytes the link serves, handed o
   ]);
   for (const [i, bytes] of inline.entries()) expect(bytes.equals(await fetchBytes(answer.data[i]!.url))).toBe(true);
   // published to this api with the charge when at most FRESH_MAX_BYTES, else read back from the store
-  const after = await answerFileReads();
+  const after = await answerFileReads(stack.url);
   const small = inline.filter((bytes) => bytes.length <= FRESH_MAX_BYTES).length;
   expect({ fresh: after.fresh - before.fresh, store: after.store - before.store }).toEqual({ fresh: small, store: 2 - small });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { loadCatalog } from '@relay/core';
 import { readWav } from '@relay/jobs';
+import { answerFileReads } from './answer-file-reads.js';
 import { startStack, type Stack } from './stack.js';
 
 /** The built-in catalog held on the 2.5 preview whatever the date (its retirement: speech-retirement.int.test.ts). */
@@ -108,19 +109,13 @@ test('happy path: Gemini shape, real PCM that grows with the text, a WAV link th
 });
 
 test("the answer's audio is the clip its worker just stored, published to the waiting api: the store is not read back", async () => {
-  const reads = async () => {
-    const text = await (await fetch(`${stack.url}/metrics`)).text();
-    const count = (from: string) =>
-      Number(new RegExp(`^relay_answer_file_reads_total\\{from="${from}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-    return { fresh: count('fresh'), store: count('store') };
-  };
-  const before = await reads();
+  const before = await answerFileReads(stack.url);
   const res = await speak(speechBody('Handed over.'));
   expect(res.status).toBe(200);
   const answer = (await res.json()) as GeminiAnswer;
   const stored = readWav(Buffer.from(await (await fetch(res.headers.get('x-relay-audio-url')!)).arrayBuffer()))!;
   expect(Buffer.from(answer.candidates[0]!.content.parts[0]!.inlineData.data, 'base64').equals(stored.pcm)).toBe(true);
-  const after = await reads();
+  const after = await answerFileReads(stack.url);
   expect({ fresh: after.fresh - before.fresh, store: after.store - before.store }).toEqual({ fresh: 1, store: 0 });
 });
 
