@@ -37,7 +37,8 @@ export type Queues = { [Q in QueueName]: QueueHandle<Q> };
 
 /**
  * Producer side: adds go through the fail-fast connection (a 503 at once when Redis is away);
- * the inbox needs a patient connection of its own because it blocks on XREAD.
+ * the inbox needs a patient connection of its own: it holds its subscription (notices, and the files
+ * workers publish for its answers) across Redis outages.
  */
 export async function openQueues(
   producer: Redis,
