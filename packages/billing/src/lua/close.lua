@@ -16,9 +16,12 @@ if not open then return {0, 0, 0, tonumber(r[2] or '0')} end
 local amount = tonumber(r[3])
 local charge = math.min(tonumber(ARGV[2]), amount)
 local refund = amount - charge
-local balance = redis.call('HINCRBY', KEYS[2], 'balance', refund)
-local reserved = redis.call('HINCRBY', KEYS[2], 'reserved', 0 - amount)
-redis.call('HINCRBY', KEYS[2], 'spent', charge)
+-- the account's three sums read and written in one command each, not an HINCRBY apiece: every
+-- figure stays below 2^53 (the ceiling, docs/money.md), where Lua's numbers are exact
+local sums = redis.call('HMGET', KEYS[2], 'balance', 'reserved', 'spent')
+local balance = tonumber(sums[1] or '0') + refund
+local reserved = tonumber(sums[2] or '0') - amount
+redis.call('HSET', KEYS[2], 'balance', balance, 'reserved', reserved, 'spent', tonumber(sums[3] or '0') + charge)
 local closed = ARGV[1] == 'settle' and 'settled' or 'released'
 local entry = ARGV[1] == 'settle' and 'settle' or 'release'
 redis.call('HSET', KEYS[1], 'state', closed, 'charged', charge, 'chargedUnits', ARGV[3])
@@ -35,10 +38,13 @@ if ARGV[1] == 'settle' then
   local ttl = tonumber(ARGV[6])
   local model = r[7]
   redis.call('HINCRBY', KEYS[7], r[4], charge)
+  local fields = {'charged:' .. model, 'units:' .. model, 'jobs:' .. model}
   for i = 5, 6 do
-    redis.call('HINCRBY', KEYS[i], 'charged:' .. model, charge)
-    redis.call('HINCRBY', KEYS[i], 'units:' .. model, tonumber(ARGV[5]))
-    if redis.call('HINCRBY', KEYS[i], 'jobs:' .. model, 1) == 1 then
+    local day = redis.call('HMGET', KEYS[i], unpack(fields))
+    local jobs = tonumber(day[3] or '0')
+    redis.call('HSET', KEYS[i], fields[1], tonumber(day[1] or '0') + charge,
+      fields[2], tonumber(day[2] or '0') + tonumber(ARGV[5]), fields[3], jobs + 1)
+    if jobs == 0 then
       redis.call('EXPIRE', KEYS[i], ttl)
       if i == 6 then redis.call('EXPIRE', KEYS[7], ttl) end
     end

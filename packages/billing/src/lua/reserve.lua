@@ -6,16 +6,17 @@
 -- Returns {status, balance, reserved}: 1 reserved, 2 the job had a reservation already, 0 the
 -- balance is short, -1 no such account.
 -- An account has its balance field (the account's existence is asked only when it has not).
-local balance = redis.call('HGET', KEYS[1], 'balance')
-if not balance and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
-balance = tonumber(balance or '0')
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {2, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')}
-end
+local sums = redis.call('HMGET', KEYS[1], 'balance', 'reserved')
+if not sums[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
+local balance = tonumber(sums[1] or '0')
+local reserved = tonumber(sums[2] or '0')
+if redis.call('EXISTS', KEYS[2]) == 1 then return {2, balance, reserved} end
 local amount = tonumber(ARGV[1])
-if balance < amount then return {0, balance, tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0')} end
-balance = redis.call('HINCRBY', KEYS[1], 'balance', 0 - amount)
-local reserved = redis.call('HINCRBY', KEYS[1], 'reserved', amount)
+if balance < amount then return {0, balance, reserved} end
+-- both sums written in one command: they stay below 2^53 (the ceiling), where Lua's numbers are exact
+balance = balance - amount
+reserved = reserved + amount
+redis.call('HSET', KEYS[1], 'balance', balance, 'reserved', reserved)
 redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4], 'model', ARGV[5],
   'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
 local entry = redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
