@@ -6,7 +6,6 @@ import type { Counter } from 'prom-client';
 import { z } from 'zod';
 import { AppError, luaCommand, type Logger } from '@relay/core';
 import authFailedLua from './lua/auth-failed.lua';
-import authWaitLua from './lua/auth-wait.lua';
 
 /**
  * Failed authentications per client address: after AUTH_FAILURES_ALLOWED wrong credentials of a
@@ -35,14 +34,15 @@ const failedScript = luaCommand({
   reply: z.number().int().min(1),
 });
 
-/** lua/auth-wait.lua: 0 when the address may try, else the ms until its window ends. */
-const waitScript = luaCommand({
-  name: 'api.authWait',
-  lua: authWaitLua,
-  keys: ['counter'],
-  args: ['limit'],
-  reply: z.number().int().min(0),
-});
+/**
+ * 0 when the address may try, else the ms until its window ends (at least 1). Its count is read
+ * alone, one command a request; the window's end only once the count is up (an address shut out).
+ */
+async function waitOf(redis: Redis, counter: string, limit: number): Promise<number> {
+  const failures = Number((await redis.get(counter)) ?? 0);
+  if (!(failures >= limit)) return 0;
+  return Math.max(1, await redis.pttl(counter));
+}
 
 /**
  * The address a limit counts against: the client's IP as Express sees it (with TRUST_PROXY, the
@@ -105,7 +105,7 @@ export function createAuthFailures(redis: Redis, prefix: string, counted: Counte
       const counter = keyOf(kind, req);
       let check = checking.get(counter);
       if (!check) {
-        check = waitScript(redis, { counter }, { limit: AUTH_FAILURES_ALLOWED[kind] }).finally(
+        check = waitOf(redis, counter, AUTH_FAILURES_ALLOWED[kind]).finally(
           () => checking.get(counter) === check && checking.delete(counter),
         );
         checking.set(counter, check);
