@@ -81,7 +81,6 @@ test('the failures of an address are counted in Redis under a key that lapses wi
   await failures.admit('admin', guesser);
 });
 
-/** Calls of one command Redis ran so far (INFO commandstats). */
 test("an address's checks that come while one is asked share it; each refused request is refused and counted", async () => {
   const prefix = uniqueName('authfail');
   const registry = new Registry();
