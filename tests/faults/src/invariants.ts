@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { QUEUE_NAMES, redisConnectionOptions } from '@relay/core';
 import { bullPrefix, capabilityOfJobId, parseFileId } from '@relay/jobs';
 import type { LedgerEntry } from '@relay/billing';
@@ -35,15 +36,33 @@ export function recordDelivery(delivered: Deliveries, res: Response, text: strin
 }
 
 /** The relay's queues, opened on the stack's Redis, for as long as `use` runs. */
-export async function withQueues<T>(stack: Stack, use: (stateOf: (id: string) => Promise<string>, queues: Queue[]) => Promise<T>) {
+export async function withQueues<T>(
+  stack: Stack,
+  use: (stateOf: (id: string) => Promise<string>, queues: Queue[], describe: (id: string) => Promise<string>) => Promise<T>,
+) {
   const queues = QUEUE_NAMES.map(
     (name) =>
       new Queue(name, { connection: redisConnectionOptions(stack.redis.url, 'patient'), prefix: bullPrefix(stack.env.REDIS_PREFIX!) }),
   );
   // a job's queue is its capability's, named by its id's prefix
   const queueOf = (id: string) => queues[QUEUE_NAMES.indexOf(capabilityOfJobId(id)?.id ?? QUEUE_NAMES[0]!)]!;
+  /** Where a job stands, for a failure's message: BullMQ's state and counts, and its place in the schedule. */
+  const describe = async (id: string) => {
+    const queue = queueOf(id);
+    const [state, job] = await Promise.all([queue.getJobState(id), queue.getJob(id)]);
+    const S = `${stack.env.REDIS_PREFIX!}:sched:${queue.name}`;
+    const client = new Redis(redisConnectionOptions(stack.redis.url, 'patient'));
+    const [running, queued] = await Promise.all([client.hget(`${S}:running`, id), client.hget(`${S}:jobs`, id)]).finally(() =>
+      client.disconnect(),
+    );
+    const told = job
+      ? `attempts made ${job.attemptsMade}, started ${job.attemptsStarted}, stalled ${job.stalledCounter}, ` +
+        `processed ${job.processedOn ?? '-'}, finished ${job.finishedOn ?? '-'}, failed reason ${job.failedReason || '-'}`
+      : 'no job hash';
+    return `state ${state}; ${told}; schedule: running ${running ?? '-'}, queued ${queued ?? '-'}`;
+  };
   try {
-    return await use((id) => queueOf(id).getJobState(id), queues);
+    return await use((id) => queueOf(id).getJobState(id), queues, describe);
   } finally {
     await Promise.all(queues.map((q) => q.close()));
   }
@@ -51,7 +70,7 @@ export async function withQueues<T>(stack: Stack, use: (stateOf: (id: string) =>
 
 /** Waits until every job of `ids` is completed or failed and the queues hold nothing waiting or running; the ones that did not. */
 export async function unfinishedJobs(stack: Stack, ids: Iterable<string>, timeoutMs = 120_000): Promise<string[]> {
-  return withQueues(stack, async (stateOf, queues) => {
+  return withQueues(stack, async (stateOf, queues, describe) => {
     const all = [...ids];
     const pending = async () => {
       const states = await Promise.all(all.map(stateOf));
@@ -70,7 +89,8 @@ export async function unfinishedJobs(stack: Stack, ids: Iterable<string>, timeou
       return [];
     } catch (error) {
       const left = await pending();
-      return left.length ? left.map((id) => `job ${id} never finished`) : [(error as Error).message];
+      if (!left.length) return [(error as Error).message];
+      return Promise.all(left.map(async (id) => `job ${id} never finished (${await describe(id)})`));
     }
   });
 }
