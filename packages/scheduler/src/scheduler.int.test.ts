@@ -210,6 +210,23 @@ test('a started admission whose job never reached BullMQ is given up by recover(
   expect(await admission(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
 });
 
+test('a job whose place was taken at admission, then added parked by the admission repeated, is promoted by recover()', async () => {
+  await scheduler.heartbeat('w1', 2, 10_000, 0);
+  const jobId = `img_${String(9_200).padStart(32, '0')}`;
+  expect(await admission(jobId, 'async', 'a', 1)).toBe('started');
+  // the same admission sent again (its reply lost to a reconnect): its place is taken, so it adds the job parked
+  expect(await admission(jobId, 'async', 'a', 1)).toBe('already');
+  await queue.add('generate', { accountId: 'a' }, { jobId, delay: PARKED_MS });
+  // a job its worker put off for a while (a 429's pause) holds its place too, and is left delayed
+  const paused = `img_${String(9_201).padStart(32, '0')}`;
+  expect(await admission(paused, 'async', 'a', 1)).toBe('started');
+  await queue.add('generate', { accountId: 'a' }, { jobId: paused, delay: 60_000 });
+  await scheduler.recover();
+  expect(await queue.getJobState(jobId)).toBe('waiting');
+  expect(await queue.getJobState(paused)).toBe('delayed');
+  expect((await scheduler.stats()).running.get('a')).toEqual({ count: 2, cost: 2 });
+});
+
 test('at the start of a burst the pace comes from what is in flight, not from the few finishes so far', async () => {
   for (let i = 0; i < 150; i++) await admit('bulk');
   await scheduler.heartbeat('w1', 100, 10_000, 0);

@@ -100,6 +100,9 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
     }
   }
 
+  /** Whether a delayed job is parked (waiting for its turn), not put off for a while by its worker (a 429's pause). */
+  const isParked = async (jobId: string) => ((await queue.getJob(jobId))?.delay ?? 0) >= PARKED_MS / 2;
+
   let roomUntil = 0;
   /**
    * `started`: handed to the workers at once (nothing pending, room in the window: add it to BullMQ
@@ -215,6 +218,10 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
       for (const [jobId, entry] of Object.entries(running)) {
         const state = await queue.getJobState(jobId);
         if (state === 'completed' || state === 'failed') await finishScript(redis, at, { S, jobId });
+        // handed out, yet parked in BullMQ: an admission repeated after its place was taken at once
+        // (ioredis sends a command again after a reconnect: the first run's reply was lost, the
+        // second found it running and added the job parked). No dispatch will promote it: here it is.
+        else if (state === 'delayed' && (await isParked(jobId))) await promote(jobId);
         else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId)) && now - handedOutAt(entry) > PROMOTE_GIVE_UP_MS)
           // started at admission and never added (its api died between the two), or dispatched and given up above
           await finishScript(redis, at, { S, jobId });
