@@ -255,6 +255,9 @@ test('on a phone the pages fit the screen and the navigation is reachable by key
   await phone.page.goto(`${stack.url}/console`);
   await phone.page.getByLabel('Admin token').fill(stack.adminToken);
   await phone.page.getByRole('button', { name: 'Sign in' }).click();
+  // the token is kept only once the admin API has accepted it: a navigation before that answer
+  // cancels the check and lands on the sign-in form again (a loaded CI machine did so)
+  await phone.page.getByRole('heading', { name: 'Overview' }).waitFor();
   for (const path of ['/console', `/console/accounts/${customer.accountId}`, '/console/playground']) {
     await phone.page.goto(`${stack.url}${path}`);
     // the shell's page (main#main), not the sign-in form index.html paints first, before the app has read its token
