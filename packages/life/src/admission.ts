@@ -2,7 +2,7 @@ import type { JobsOptions, Queue } from 'bullmq';
 import { AppError, runSteps, valueOf, type StepOutcome } from '@relay/core';
 import { reserved, type Reservation } from '@relay/billing';
 import type { JobMeta, Lane, QueueName, RelayJob } from '@relay/jobs';
-import { PARKED_MS } from '@relay/scheduler';
+import { type Admitted, PARKED_MS } from '@relay/scheduler';
 import type { LifeDeps } from './deps.js';
 
 /** What an accepted request (or batch line) becomes: its job, in its lane, weighing `cost`. */
@@ -23,8 +23,6 @@ export interface Admission<P extends { meta: JobMeta }> {
   pace?: () => Promise<void>;
 }
 
-type Placed = 'started' | 'queued' | 'already';
-
 /**
  * How a job is accepted, for a request and a batch line alike: money first (the most it can
  * cost, held), its place in the schedule in the same round trip, then its payload (inputs
@@ -41,11 +39,13 @@ export function createAdmission(deps: LifeDeps) {
     if (!(await schedulers[queue].cancel(jobId))) await schedulers[queue].finished(jobId);
   }
 
-  async function undo(queue: QueueName, jobId: string, place: StepOutcome<Placed>, release: boolean) {
+  async function undo(queue: QueueName, jobId: string, place: StepOutcome<Admitted>, release: boolean) {
     const failed = (what: string) => (error: Error) =>
       deps.log.warn({ jobId, err: error.message }, `after a failed admission, ${what} did not happen`);
     // a clean-up that fails heals itself: the scheduler's recovery drops the entry, the reservation sweeper releases the money
-    if (place.ok && place.value !== 'already') await leaveSchedule(queue, jobId).catch(failed('the schedule clean-up'));
+    // a place the job held before this admission is not this admission's to give back
+    const took = place.ok && (place.value === 'started' || place.value === 'queued');
+    if (took) await leaveSchedule(queue, jobId).catch(failed('the schedule clean-up'));
     if (release) await billing.release(jobId).catch(failed('the release of the reservation'));
   }
 
@@ -53,7 +53,7 @@ export function createAdmission(deps: LifeDeps) {
    * The one place a payload becomes a job: the door that built it built it for this queue, so
    * from here on it is that queue's RelayJob, typed through its whole life.
    */
-  async function add<P extends { meta: JobMeta }>(spec: Admission<P>, placed: Placed): Promise<RelayJob> {
+  async function add<P extends { meta: JobMeta }>(spec: Admission<P>, placed: Admitted): Promise<RelayJob> {
     const { jobId } = spec.reservation;
     await spec.pace?.();
     const payload = await spec.prepare();
@@ -61,9 +61,11 @@ export function createAdmission(deps: LifeDeps) {
     await spec.pace?.();
     // the queue's own types cannot be told which capability's payload P is: they are said once here
     const queue = queues[spec.queue] as unknown as Queue<object, unknown, string>;
-    const options = placed === 'started' ? { ...spec.options, jobId } : { ...spec.options, jobId, delay: PARKED_MS };
+    // a job that holds a running place goes to the workers; one waiting for its turn is parked until a dispatch promotes it
+    const runs = placed === 'started' || placed === 'running';
+    const options = runs ? { ...spec.options, jobId } : { ...spec.options, jobId, delay: PARKED_MS };
     const job = (await queue.add(spec.name, data, options)) as unknown as RelayJob;
-    if (placed !== 'started') schedulers[spec.queue].nudge();
+    if (!runs) schedulers[spec.queue].nudge();
     return job;
   }
 

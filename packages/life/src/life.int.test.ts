@@ -1,7 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
-import { AppError, createLogger, decodeFailure, freshChannel } from '@relay/core';
+import { AppError, createLogger, decodeFailure, freshChannel, runSteps, valueOf } from '@relay/core';
 import { createBilling, type Reservation } from '@relay/billing';
 import {
   perQueue,
@@ -74,6 +74,16 @@ describe('admission', () => {
     expect(await second.getState()).toBe('delayed');
     expect(await balance()).toBe(800);
     expect([await running(), await pending()]).toEqual([1, 1]);
+  });
+
+  test('an admission sent again after a reconnect lost its reply finds its place taken, and its job still goes to the workers', async () => {
+    const r = reservation();
+    // the first run of the admission took the place (and its reply never came back)
+    const [placed] = await runSteps(redis, [schedulers.images.steps.admit(r.jobId, 'interactive', 'acct', 1)]);
+    expect(valueOf(placed)).toBe('started');
+    const job = await admit(r);
+    expect(await job.getState()).toBe('waiting');
+    expect([await running(), await pending()]).toEqual([1, 0]);
   });
 
   test('a balance too short is a 402 that leaves no place, no reservation and no job behind', async () => {

@@ -40,13 +40,17 @@ import windowLua from './lua/window.lua';
 const keys = ['jobs'] as const;
 const flag = z.literal([0, 1]).transform((n) => n === 1);
 
+// 0 and 3: the job was in the schedule already (an admission repeated, e.g. a batch line fed again,
+// or sent again after a reconnect lost its reply), pending (0) or holding a running place (3)
+const admittedSchema = z.literal([0, 1, 2, 3]).transform((n) => (['already', 'queued', 'started', 'running'] as const)[n]);
+export type Admitted = z.output<typeof admittedSchema>;
+
 export const admitScript = luaCommand({
   name: 'scheduler.admit',
   lua: helpersLua + windowLua + admitLua,
   keys,
   args: ['S', 'A', 'jobId', 'lane', 'account', 'cost'],
-  // 0: the job was in the schedule already (an admission repeated, e.g. a batch line fed again)
-  reply: z.literal([0, 1, 2]).transform((n) => (n === 2 ? 'started' : n === 1 ? 'queued' : 'already')),
+  reply: admittedSchema,
 });
 
 export const cancelScript = luaCommand({ name: 'scheduler.cancel', lua: helpersLua + cancelLua, keys, args: ['S', 'jobId'], reply: flag });

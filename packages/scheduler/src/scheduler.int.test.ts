@@ -174,8 +174,8 @@ test('admission hands a job out at once only while nothing is pending and the wi
 
   await scheduler.heartbeat('w1', 2, 10_000, 0);
   expect(await admission(id(1), 'interactive', 'a', 1)).toBe('started');
-  // repeated while the window still has room: not counted twice
-  expect(await admission(id(1), 'interactive', 'a', 1)).toBe('already');
+  // repeated while the window still has room: not counted twice, and told it holds its place (its job goes to the workers)
+  expect(await admission(id(1), 'interactive', 'a', 1)).toBe('running');
   expect((await scheduler.stats()).running.get('a')).toEqual({ count: 1, cost: 1 });
   // an account at its cap waits even with room
   await setAccount('b', { maxInFlight: 1 });
@@ -184,8 +184,9 @@ test('admission hands a job out at once only while nothing is pending and the wi
   // something pending: nobody jumps it, though the window (2) has room after a finish
   await scheduler.finished(id(1));
   expect(await admission(id(4), 'interactive', 'c', 1)).toBe('queued');
-  // the same id twice is not admitted twice
-  expect(await admission(id(2), 'async', 'b', 1)).toBe('already');
+  // the same id twice is not admitted twice, running or pending
+  expect(await admission(id(2), 'async', 'b', 1)).toBe('running');
+  expect(await admission(id(3), 'async', 'b', 1)).toBe('already');
   const stats = await scheduler.stats();
   expect(stats.running.get('b')).toEqual({ count: 1, cost: 1 });
   expect(stats.pending.async.get('b')?.count).toBe(1);
@@ -210,12 +211,13 @@ test('a started admission whose job never reached BullMQ is given up by recover(
   expect(await admission(`img_${String(9_101).padStart(32, '0')}`, 'async', 'a', 1)).toBe('started');
 });
 
-test('a job whose place was taken at admission, then added parked by the admission repeated, is promoted by recover()', async () => {
+test('a job whose place was taken at admission, then added parked, is promoted by recover()', async () => {
   await scheduler.heartbeat('w1', 2, 10_000, 0);
   const jobId = `img_${String(9_200).padStart(32, '0')}`;
   expect(await admission(jobId, 'async', 'a', 1)).toBe('started');
-  // the same admission sent again (its reply lost to a reconnect): its place is taken, so it adds the job parked
-  expect(await admission(jobId, 'async', 'a', 1)).toBe('already');
+  // the same admission sent again (its reply lost to a reconnect) finds its place taken; an api
+  // from before 'running' was told apart from 'already' added such a job parked
+  expect(await admission(jobId, 'async', 'a', 1)).toBe('running');
   await queue.add('generate', { accountId: 'a' }, { jobId, delay: PARKED_MS });
   // a job its worker put off for a while (a 429's pause) holds its place too, and is left delayed
   const paused = `img_${String(9_201).padStart(32, '0')}`;

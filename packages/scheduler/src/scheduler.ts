@@ -6,6 +6,7 @@ import { CAPABILITIES, LANES, type Lane, type QueueName } from '@relay/jobs';
 import { estimateStart } from './estimate.js';
 import type { z } from 'zod';
 import {
+  type Admitted,
   admitScript,
   cancelScript,
   type dispatchedSchema,
@@ -107,10 +108,11 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
   /**
    * `started`: handed to the workers at once (nothing pending, room in the window: add it to BullMQ
    * as a waiting job; it is watched until its calls are over, or recover() finds it in BullMQ);
-   * `queued`: it waits for its turn (add it parked; a dispatch promotes it); `already`: it was in
-   * the schedule before (an admission repeated).
+   * `queued`: it waits for its turn (add it parked; a dispatch promotes it); `already`: it was
+   * pending before (an admission repeated); `running`: it holds a running place already (the same
+   * admission's first run took it, its reply lost to a reconnect: add it waiting, as for `started`).
    */
-  const admitStep = (jobId: string, lane: Lane, accountId: string, cost: number): Step<'started' | 'queued' | 'already'> => {
+  const admitStep = (jobId: string, lane: Lane, accountId: string, cost: number): Step<Admitted> => {
     const step = admitScript.step(at, { S, A, jobId, lane, account: accountId, cost: Math.max(1, Math.round(cost)) });
     return {
       ...step,

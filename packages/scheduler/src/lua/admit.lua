@@ -1,7 +1,9 @@
 -- After helpers.lua and window.lua. ARGV: S, account key prefix, jobId, lane, account, cost.
 -- Admission: while nothing of this queue is pending and the window has room (and the account is
 -- under its cap), the job is handed to the workers at once, as a dispatch would hand it (returns
--- 2: add it to BullMQ waiting, not parked); otherwise it is enqueued (1), or was already (0).
+-- 2: add it to BullMQ waiting, not parked); otherwise it is enqueued (1), or was already: pending (0)
+-- or holding a running place (3: an admission sent again after its reply was lost, whose first run
+-- took the place; its job is added waiting too, as nothing will promote it).
 -- Saves a dispatch and a promotion per job whenever the upstream keeps up, which is most of the time.
 -- Such a job is not in S:dispatching (it needs no promotion): its running entry's time is what
 -- recover() judges it by, should its add never happen.
@@ -13,13 +15,13 @@ if pending == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
   local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
   if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
     -- HSETNX: a job already running (an admission repeated) is left as it is
-    if redis.call('HSETNX', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now) == 0 then return 0 end
+    if redis.call('HSETNX', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now) == 0 then return 3 end
     redis.call('HINCRBY', S .. ':running:count', account, 1)
     redis.call('HINCRBY', S .. ':running:cost', account, cost)
     return 2
   end
 end
-if redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 0 end
+if redis.call('HEXISTS', S .. ':running', jobId) == 1 then return 3 end
 local q = laneKey(lane, 'q:' .. account)
 if redis.call('ZCARD', q) == 0 then redis.call('RPUSH', laneKey(lane, 'ring'), account) end
 redis.call('ZADD', q, redis.call('INCR', S .. ':seq'), jobId)
