@@ -43,7 +43,9 @@ export function createAdmission(deps: LifeDeps) {
     const failed = (what: string) => (error: Error) =>
       deps.log.warn({ jobId, err: error.message }, `after a failed admission, ${what} did not happen`);
     // a clean-up that fails heals itself: the scheduler's recovery drops the entry, the reservation sweeper releases the money
-    // a place the job held before this admission is not this admission's to give back
+    // a place the job held already (a batch line fed again while its job runs, or this admission's
+    // own first run whose reply was lost: the two look alike) is not given back here; recover()
+    // frees one whose job never reached BullMQ
     const took = place.ok && (place.value === 'started' || place.value === 'queued');
     if (took) await leaveSchedule(queue, jobId).catch(failed('the schedule clean-up'));
     if (release) await billing.release(jobId).catch(failed('the release of the reservation'));
