@@ -221,8 +221,9 @@ export function createScheduler(redis: Redis, queue: Queue, settings: SchedulerS
         const state = await queue.getJobState(jobId);
         if (state === 'completed' || state === 'failed') await finishScript(redis, at, { S, jobId });
         // handed out, yet parked in BullMQ: an admission repeated after its place was taken at once
-        // (ioredis sends a command again after a reconnect: the first run's reply was lost, the
-        // second found it running and added the job parked). No dispatch will promote it: here it is.
+        // (ioredis sends a command again after a reconnect, the first run's reply lost), added parked
+        // by an api from before admission answered 'running' (a rolling upgrade). No dispatch will
+        // promote it: here it is.
         else if (state === 'delayed' && (await isParked(jobId))) await promote(jobId);
         else if (state === 'unknown' && !(await redis.zscore(`${S}:dispatching`, jobId)) && now - handedOutAt(entry) > PROMOTE_GIVE_UP_MS)
           // started at admission and never added (its api died between the two), or dispatched and given up above
