@@ -2,6 +2,7 @@ import { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, startRedisCluster, type RedisHandle } from '@relay/testkit';
+import { isRedisUnavailable } from './redis-errors.js';
 import { luaCommand, runSteps } from './lua-command.js';
 
 const incrBy = luaCommand({
@@ -21,6 +22,14 @@ const pairs = luaCommand({
 });
 const wrongShape = luaCommand({ name: 'test.wrong-shape', lua: "return 'text'", keys: ['any'], args: [], reply: z.number() });
 const broken = luaCommand({ name: 'test.broken', lua: "return redis.call('NOPE')", keys: ['any'], args: [], reply: z.unknown() });
+const refused = luaCommand({
+  name: 'test.refused',
+  lua: "redis.call('SET', KEYS[1], 'written') return redis.error_reply('READONLY pretend to be a replica')",
+  keys: ['any'],
+  args: [],
+  reply: z.unknown(),
+});
+const nothing = luaCommand({ name: 'test.nothing', lua: 'return nil', keys: ['any'], args: [], reply: z.null() });
 
 describe('on one server', () => {
   // a server of its own: the test counts commands, which other suites would disturb on a shared one
@@ -59,24 +68,64 @@ describe('on one server', () => {
     await expect(broken(redis, { any: 'k' }, {})).rejects.toThrow(/unknown redis command/i);
   });
 
-  test('steps go in one round trip, each answered as its own script, a failing one beside the others', async () => {
+  test('steps go as one script, each answered as its own, a failing one beside the others', async () => {
+    const scripts = async () => (await calls('eval')) + (await calls('evalsha'));
+    let before = await scripts();
     const [a, b, wrong, failed, c] = await runSteps(redis, [
       incrBy.step({ counter: 'steps' }, { by: 1 }),
-      pairs.step({ hash: 'steps:h' }, { label: 'x' }, 'f', 1),
+      pairs.step({ hash: 'steps:h' }, { label: 'x' }, 'f', 1, 'g', 2),
       wrongShape.step({ any: 'k' }, {}),
       broken.step({ any: 'k' }, {}),
       incrBy.step({ counter: 'steps' }, { by: 10 }),
     ]);
     expect(a).toEqual({ ok: true, value: 1 });
-    expect(b).toEqual({ ok: true, value: ['x', 1] });
+    expect(b).toEqual({ ok: true, value: ['x', 2] });
     expect(wrong).toMatchObject({ ok: false, error: { message: expect.stringMatching(/script test.wrong-shape answered "text"/) } });
     expect(failed).toMatchObject({ ok: false, error: { message: expect.stringMatching(/unknown redis command/i) } });
     // not a transaction: the step after a failure still ran
     expect(c).toEqual({ ok: true, value: 11 });
-    // after the server forgot them, the scripts are sent again within the same pipeline
+    // one command for the five (sent whole the first time on a connection: EVAL)
+    expect((await scripts()) - before).toBe(1);
+    before = await scripts();
+    const [again, twice] = await runSteps(redis, [
+      incrBy.step({ counter: 'steps' }, { by: 1 }),
+      incrBy.step({ counter: 'steps' }, { by: 1 }),
+    ]);
+    expect([again, twice]).toEqual([
+      { ok: true, value: 12 },
+      { ok: true, value: 13 },
+    ]);
+    expect((await scripts()) - before).toBe(1);
+    // after the server forgot them, the composed script is sent again
     await redis.script('FLUSH');
-    const [again] = await runSteps(redis, [incrBy.step({ counter: 'steps' }, { by: 1 })]);
-    expect(again).toEqual({ ok: true, value: 12 });
+    const [third] = await runSteps(redis, [incrBy.step({ counter: 'steps' }, { by: 1 }), nothing.step({ any: 'k' }, {})]);
+    expect(third).toEqual({ ok: true, value: 14 });
+  });
+
+  test("a step's nil is null, and its reply error is Redis's own (a READONLY still reads as Redis unavailable)", async () => {
+    const [none, readonly, after] = await runSteps(redis, [
+      nothing.step({ any: 'k' }, {}),
+      refused.step({ any: 'refused' }, {}),
+      incrBy.step({ counter: 'after-refused' }, { by: 1 }),
+    ]);
+    expect(none).toEqual({ ok: true, value: null });
+    expect(readonly.ok).toBe(false);
+    if (!readonly.ok) {
+      expect(readonly.error.name).toBe('ReplyError');
+      expect(readonly.error.message).toBe('READONLY pretend to be a replica');
+      expect(isRedisUnavailable(readonly.error)).toBe(true);
+    }
+    expect(after).toEqual({ ok: true, value: 1 });
+    // what a step wrote before its error stays written, as it would have as a script of its own
+    expect(await redis.get('refused')).toBe('written');
+  });
+
+  test('a step that fails a whole script (a connection lost) fails every step', async () => {
+    const lost = new Redis(handle.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
+    const outcomes = await runSteps(lost, [incrBy.step({ counter: 'lost' }, { by: 1 }), nothing.step({ any: 'k' }, {})]);
+    expect(outcomes.map((o) => o.ok)).toEqual([false, false]);
+    expect(outcomes.every((o) => !o.ok && isRedisUnavailable(o.error))).toBe(true);
+    lost.disconnect();
   });
 
   test('two different scripts cannot share a name', () => {

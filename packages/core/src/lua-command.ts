@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import { ReplyError, type Cluster, type Redis } from 'ioredis';
 import { z } from 'zod';
 
 /** What a script runs on: one server or a cluster (the relay types a cluster client as Redis). */
@@ -108,24 +108,84 @@ export async function runStep<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
   return step.parse(await (redis as unknown as Record<string, Runner>)[step.command]!.call(redis, ...step.argv));
 }
 
+/** ioredis' class of Redis's error replies (untyped there): what a step's error is made as, so it reads as Redis's own. */
+const RedisReplyError = ReplyError as new (message: string) => Error;
+
 /** What one step of runSteps came to: its parsed reply, or the error it met. */
 export type StepOutcome<T> = { ok: true; value: T } | { ok: false; error: Error };
 
 /**
- * Sends the steps back to back, without waiting for one reply before the next (so they share
- * the round trip, as a pipeline would; ioredis' own Pipeline copies every script defined on the
- * connection, BullMQ's included, into each one), and gives each outcome back, so a caller can undo
- * what ran when a later step failed. Not a transaction: each runs on its own, in order. On a
- * cluster every step's keys must share one slot (the relay's keys share the prefix's hash tag).
+ * Runs the steps as one script (several steps sent as one EVALSHA, not one each: a command and
+ * its parsing less per step, for Redis and for ioredis), and gives each outcome back, so a caller
+ * can undo what ran when a later step failed. Not a transaction: each step runs in order in its
+ * own protected call, and one that fails (its error kept as Redis's own reply error) leaves the
+ * others to run; but nothing else runs between them. On a cluster every step's keys must share
+ * one slot (the relay's keys share the prefix's hash tag); the first step's first key routes it.
  */
 export async function runSteps<const S extends readonly Step<unknown>[]>(
   redis: ScriptHost,
   steps: S,
 ): Promise<{ -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> }> {
-  const settled = await Promise.allSettled(steps.map((step) => runStep(redis, step)));
-  return settled.map((outcome): StepOutcome<unknown> =>
-    outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as Error },
-  ) as { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
+  type Outcomes = { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
+  if (steps.length <= 1) {
+    const settled = await Promise.allSettled(steps.map((step) => runStep(redis, step)));
+    return settled.map((outcome): StepOutcome<unknown> =>
+      outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as Error },
+    ) as Outcomes;
+  }
+  let replies: unknown;
+  try {
+    replies = await runStep(redis, composedStep(steps));
+  } catch (error) {
+    return steps.map(() => ({ ok: false, error: error as Error })) as Outcomes;
+  }
+  return steps.map((step, i): StepOutcome<unknown> => {
+    const [ran, reply] = (replies as Array<[number, unknown?]>)[i]!;
+    if (ran !== 1) return { ok: false, error: new RedisReplyError(String(reply)) };
+    try {
+      return { ok: true, value: step.parse(reply ?? null) };
+    } catch (error) {
+      return { ok: false, error: error as Error };
+    }
+  }) as Outcomes;
+}
+
+/**
+ * Each step's script becomes a function of its own KEYS and ARGV in one script; ARGV[1] says how
+ * many keys and arguments each takes. A step's reply comes back as {1, reply}, its error as
+ * {0, message} (a reply error it returned, or one raised by it or by a command it called).
+ */
+const COMPOSED_RUN = `}
+local counts = {}
+for n in string.gmatch(ARGV[1], '%d+') do counts[#counts + 1] = tonumber(n) end
+local out, k, a = {}, 0, 1
+for i = 1, #steps do
+  local nk, na = counts[2 * i - 1], counts[2 * i]
+  local keys, argv = {}, {}
+  for j = 1, nk do keys[j] = KEYS[k + j] end
+  for j = 1, na do argv[j] = ARGV[a + j] end
+  k, a = k + nk, a + na
+  local ok, reply = pcall(steps[i], keys, argv)
+  if type(reply) == 'table' and reply.err then out[i] = {0, reply.err}
+  elseif ok then out[i] = {1, reply}
+  else out[i] = {0, tostring(reply)} end
+end
+return out`;
+
+/** The composed scripts made so far, by the steps' commands in order (a handful: one per call site and file count). */
+const composed = new Map<string, string>();
+
+function composedStep(steps: readonly Step<unknown>[]): Step<unknown> {
+  const command = steps.map((step) => step.command).join('+');
+  let lua = composed.get(command);
+  if (lua === undefined) {
+    lua = `local steps = {\n${steps.map((step) => `function(KEYS, ARGV)\n${step.lua}\nend,\n`).join('')}${COMPOSED_RUN}`;
+    composed.set(command, lua);
+  }
+  const keys = steps.flatMap((step) => step.argv.slice(0, step.numberOfKeys));
+  const counts = steps.map((step) => `${step.numberOfKeys} ${step.argv.length - step.numberOfKeys}`).join(' ');
+  const args = steps.flatMap((step) => step.argv.slice(step.numberOfKeys));
+  return { command, lua, numberOfKeys: keys.length, argv: [...keys, counts, ...args], parse: (raw) => raw };
 }
 
 /** The value of a step that must have worked: its error thrown otherwise. */
