@@ -16,7 +16,7 @@
  *   S:alive / S:concurrency zset workerId -> expiry ms / hash workerId -> jobs it runs at once
  *   S:cap                   str   the most jobs handed to workers at once (unset: their concurrency)
  *   S:window                str   the window those make, kept until the first live worker's heartbeat lapses
- *   S:recent                zset  "jobId cost ms" -> ms, the last 200 jobs finished and how long each held
+ *   S:recent                zset  "jobId cost ms" -> ms, jobs finished lately and how long each held (the last 200, trimmed by heartbeats)
  *                                 its place (the pace estimates use those of the last minute)
  * Account settings are read from {prefix}:account:{id} (weight, maxInFlight).
  *

@@ -260,6 +260,23 @@ test('at the start of a burst the pace comes from what is in flight, not from th
   expect(estimate.startsInMs).toBe(Math.round((50 * 40) / 95));
 });
 
+test("jobs finished lately are kept to the last 200 by the workers' heartbeats, not by each finish", async () => {
+  await scheduler.heartbeat('w1', 1, 60_000, 0);
+  const recent = `${scheduler.keys.S}:recent`;
+  const [seconds] = await redis.time();
+  const now = Number(seconds) * 1000;
+  // 240 finishes, a millisecond apart, the newest last
+  const finishes = Array.from({ length: 240 }, (_, i) => [now - 240 + i, `img_${i} 1 40`] as const);
+  await redis.zadd(recent, ...finishes.flat());
+  expect(await admission(`img_${String(9_400).padStart(32, '0')}`, 'interactive', 'a', 1)).toBe('started');
+  await scheduler.finished(`img_${String(9_400).padStart(32, '0')}`);
+  expect(await redis.zcard(recent)).toBe(241); // a finish adds, and trims nothing
+  await scheduler.heartbeat('w1', 1, 60_000, 0);
+  expect(await redis.zcard(recent)).toBe(200);
+  const kept = await redis.zrange(recent, 0, 0);
+  expect(kept[0]).toBe('img_41 1 40'); // the oldest 41 went
+});
+
 test('the window is kept for admissions until the first live worker lapses, and made again when a worker or the cap changes', async () => {
   const id = (n: number) => `img_${String(9_500 + n).padStart(32, '0')}`;
   const window = () => redis.get(`${prefix}:sched:images:window`);

@@ -13,8 +13,7 @@ bump(S .. ':running:cost', f[1], -tonumber(f[2]))
 local now = nowMs()
 -- how long it held its place (entries written before that was kept have no start: -1)
 local held = f[4] and (now - tonumber(f[4])) or -1
+-- trimmed by the workers' heartbeats, not here (heartbeat.lua): one command less a job
 redis.call('ZADD', S .. ':recent', now, jobId .. ' ' .. f[2] .. ' ' .. held)
--- kept to the last 200 by count only: its reader (snapshot.lua) takes the last minute by score
-redis.call('ZREMRANGEBYRANK', S .. ':recent', 0, -201)
 if redis.call('HLEN', S .. ':jobs') > 0 then return 2 end
 return 1

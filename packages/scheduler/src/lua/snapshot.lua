@@ -47,7 +47,8 @@ for i = 1, #costs, 2 do
   end
 end
 -- the pace over the time actually observed, not a whole minute (a burst has just begun)
-local recent = redis.call('ZRANGEBYSCORE', S .. ':recent', now - 60000, '+inf', 'WITHSCORES')
+-- the last 200 within the minute (more may be there until the next heartbeat trims them)
+local recent = redis.call('ZREVRANGEBYSCORE', S .. ':recent', '+inf', now - 60000, 'WITHSCORES', 'LIMIT', 0, 200)
 local done, first, heldSum, heldCount = 0, now, 0, 0
 for i = 1, #recent, 2 do
   local r = split(recent[i])
