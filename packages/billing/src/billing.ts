@@ -96,6 +96,7 @@ export interface Billing {
     reserve(r: Reservation): Step<ReserveReply>;
     carve(holdId: string, r: Reservation): Step<Awaited<ReturnType<Billing['carve']>>>;
     settle(accountId: string, jobId: string, charge: number, units: string, channel?: string): Step<{ charged: number; applied: boolean }>;
+    begin(jobId: string, tell?: { inboxes: string; maxLength: number }, lease?: BeginLease): Step<Awaited<ReturnType<Billing['begin']>>>;
   };
 }
 
@@ -187,6 +188,12 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
         tracked: tracked ? '1' : '0',
       },
     );
+  const beginStep: Billing['steps']['begin'] = (jobId, tell, lease) =>
+    beginScript.step(
+      { reservation: keys.reservation(jobId), tell: tell?.inboxes ?? keys.reservation(jobId) },
+      { jobId: tell ? jobId : '', maxLength: tell?.maxLength ?? 0, token: lease?.token ?? '' },
+      ...(lease?.sets ?? []),
+    );
   const carveStep = (holdId: string, r: Reservation) =>
     carveScript.step(
       {
@@ -218,13 +225,7 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       const { applied } = await close('cancel', accountId, jobId, 0, '');
       return { applied };
     },
-    begin: (jobId, tell, lease) =>
-      beginScript(
-        redis,
-        { reservation: keys.reservation(jobId), tell: tell?.inboxes ?? keys.reservation(jobId) },
-        { jobId: tell ? jobId : '', maxLength: tell?.maxLength ?? 0, token: lease?.token ?? '' },
-        ...(lease?.sets ?? []),
-      ),
+    begin: (jobId, tell, lease) => runStep(redis, beginStep(jobId, tell, lease)),
     stop: (jobId) => stopScript(redis, { reservation: keys.reservation(jobId) }, {}),
     stopping: async (jobId) => (await redis.hget(keys.reservation(jobId), 'stop')) === '1',
     openLongerThan: (olderThanMs, limit) => openLongerThanScript(redis, { open: keys.open }, { ageMs: olderThanMs, limit }),
@@ -260,6 +261,6 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
       const exists = await redis.exists(keys.account(accountId));
       return exists ? { balance: Number(balance ?? 0), reserved: Number(reserved ?? 0), spent: Number(spent ?? 0) } : undefined;
     },
-    steps: { reserve: (r) => reserveStep(r, true), carve: carveStep, settle: settleStep },
+    steps: { reserve: (r) => reserveStep(r, true), carve: carveStep, settle: settleStep, begin: beginStep },
   };
 }

@@ -1,4 +1,6 @@
 import { expect, test } from 'vitest';
+import { z } from 'zod';
+import { luaCommand } from '@relay/core';
 import { ChannelsCooling, createChannelRouter, type CallGate } from './router.js';
 import { channelKeys } from './keys.js';
 import { createChannelStore } from './store.js';
@@ -228,12 +230,14 @@ test('a gate is asked in the same round trip as a pick: it sees the lease just t
   const candidates = [channel('a', { sets: [own('a', 1)] })];
   /** The gate a job's begin is: true when one of the lease sets holds the pick's token (read on the same connection, after the pick). */
   const seen: Array<{ token: string; sets: string[]; leased: boolean }> = [];
-  const leasedGate: CallGate = async ({ token, sets }) => {
-    const scores = await Promise.all(sets.map((set) => redis.zscore(set, token)));
-    const leased = scores.some((score) => score !== null);
-    seen.push({ token, sets, leased });
-    return leased;
-  };
+  const leasedGate: CallGate =
+    ({ token, sets }) =>
+    async () => {
+      const scores = await Promise.all(sets.map((set) => redis.zscore(set, token)));
+      const leased = scores.some((score) => score !== null);
+      seen.push({ token, sets, leased });
+      return leased;
+    };
   expect((await current.router.call(candidates, async (id) => id, judge, leasedGate)).value).toBe('a');
   expect(seen).toEqual([{ token: expect.any(String), sets: [keys.leases('ch:a')], leased: true }]);
 
@@ -263,7 +267,7 @@ test('a gate is asked in the same round trip as a pick: it sees the lease just t
       return 'ran';
     },
     judge,
-    async () => {
+    () => async () => {
       throw refusal;
     },
   );
@@ -272,6 +276,71 @@ test('a gate is asked in the same round trip as a pick: it sees the lease just t
   expect(await redis.zcard(keys.leases('ch:a'))).toBe(0);
   const [health] = (await readHealth(redis, current.prefix, [{ id: 'a', disabled: false } as never])).values();
   expect(health).toMatchObject({ state: 'closed', recentCalls: 3 });
+});
+
+/** A gate as a step (as a job's begin is): 1 when one of the lease sets holds the token, 2 for a refusal. */
+const leasedStep = luaCommand({
+  name: 'test.channels.leased-gate',
+  lua: "if ARGV[2] == '1' then return 2 end for i = 3, #ARGV do if redis.call('ZSCORE', ARGV[i], ARGV[1]) then return 1 end end return 0",
+  keys: ['routing'],
+  args: ['token', 'refuse'],
+  rest: true,
+  reply: z.literal([0, 1, 2]),
+});
+
+test('a gate that answers with a step runs in the same script as the pick, right after it: one command for both', async () => {
+  const keys = channelKeys(current.prefix);
+  const candidates = [channel('a', { sets: [own('a', 1)] })];
+  const refusal = new Error('refused');
+  const gate =
+    (refuse: boolean): CallGate =>
+    ({ token, sets }) => {
+      const step = leasedStep.step({ routing: keys.version }, { token, refuse: refuse ? '1' : '0' }, ...sets);
+      return {
+        ...step,
+        parse(raw) {
+          const answer = step.parse(raw);
+          if (answer === 2) throw refusal;
+          return answer === 1;
+        },
+      };
+    };
+  // every script run on this router's keys, as Redis's MONITOR sees them sent (a script's own commands are not sent)
+  const monitor = await redis.duplicate().monitor();
+  const sent: string[][] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args.some((arg) => String(arg).includes(current.prefix))) sent.push(args.map(String));
+  });
+  const until = async (what: () => Promise<boolean>) => {
+    while (!(await what())) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  try {
+    expect((await current.router.call(candidates, async (id) => id, judge, gate(false))).value).toBe('a');
+    await until(async () => (await redis.zcard(keys.leases('ch:a'))) === 0); // its lease given back (on the side)
+    const marker = `${current.prefix}:seen`;
+    await redis.get(marker);
+    await until(async () => sent.some((args) => args[1] === marker));
+    const scripts = sent.filter((args) => /^eval(sha)?$/i.test(args[0]!));
+    // the pick with its gate, then the release: two scripts, not three
+    expect(scripts).toHaveLength(2);
+
+    // refused: never run, the error is the caller's, the lease is back and counted as no call
+    let ran = false;
+    const refused = current.router.call(
+      candidates,
+      async () => {
+        ran = true;
+        return 'ran';
+      },
+      judge,
+      gate(true),
+    );
+    await expect(refused).rejects.toBe(refusal);
+    expect(ran).toBe(false);
+    expect(await redis.zcard(keys.leases('ch:a'))).toBe(0);
+  } finally {
+    monitor.disconnect();
+  }
 });
 
 test("a healthy channel's breaker window keeps no bucket past the window: the call that opens a bucket drops the old ones and moves its expiry on", async () => {

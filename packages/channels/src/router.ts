@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { subscribeWhenReady } from '@relay/core';
+import { runStep, runSteps, subscribeWhenReady, type Step } from '@relay/core';
 import { pickScript, releaseScript, renewScript } from './commands.js';
 import { channelKeys, type LimitSet } from './keys.js';
 
@@ -72,13 +72,15 @@ export interface PickLease {
 }
 
 /**
- * Asked in the same round trip as a pick, sent right after it on the same connection: true when
- * the call may go on the channel just leased, false when the pick leased none (the gate then
- * changed nothing); a throw stops the call (its lease, if any, given back uncounted). Once a call
- * has waited for a channel it is asked only after the pick that leases one, so that a call
- * polling for a full channel does not send it with every pick.
+ * Asked with a pick: true when the call may go on the channel just leased, false when the pick
+ * leased none (the gate then changed nothing); a throw stops the call (its lease, if any, given
+ * back uncounted). A gate answers with a step (a script not yet sent), which runs in the same
+ * script as the pick, right after it; or with a function, called once the pick is sent (its
+ * commands then follow the pick's in the same round trip when it sends them on the same
+ * connection). Once a call has waited for a channel it is asked only after the pick that leases
+ * one, so that a call polling for a full channel does not send it with every pick.
  */
-export type CallGate = (lease: PickLease) => Promise<boolean>;
+export type CallGate = (lease: PickLease) => Step<boolean> | (() => Promise<boolean>);
 
 /**
  * Sends one upstream call through the channels that can take it: the best usable one (lua/pick.lua)
@@ -123,20 +125,44 @@ export function createChannelRouter(settings: RouterSettings) {
       waiting.push(wake);
     });
 
-  async function pick(candidates: Candidate[], token: string): Promise<{ id: string } | { wait: number }> {
+  function pickStep(candidates: Candidate[], token: string) {
     const args = candidates.flatMap((c) => [
       c.id,
       c.tier,
       c.weight,
       c.sets.map((s) => `${s.name},${s.maxConcurrent},${s.maxPerMinute}`).join('|'),
     ]);
-    const picked = await pickScript(
-      settings.redis,
+    return pickScript.step(
       { version: keys.version },
       { prefix: settings.prefix, leaseMs: settings.leaseMs, token, random1: random(), random2: random(), candidates: candidates.length },
       ...args,
     );
-    return 'id' in picked ? { id: picked.id } : picked;
+  }
+  type PickReply = ReturnType<ReturnType<typeof pickStep>['parse']>;
+  const pickedOf = (reply: PickReply): { id: string } | { wait: number } => ('id' in reply ? { id: reply.id } : reply);
+
+  /** The gate's answer, whichever way it gives it. */
+  const ask = (gate: CallGate | undefined, lease: PickLease) => {
+    const asked = gate?.(lease);
+    return settled(typeof asked === 'function' ? asked() : asked && runStep(settings.redis, asked));
+  };
+
+  /** The pick and, unless the call has waited, its gate: one script when the gate gives a step. */
+  async function pickAndAsk(candidates: Candidate[], lease: PickLease, gate: CallGate | undefined, waited: boolean) {
+    const step = pickStep(candidates, lease.token);
+    const asked = waited ? undefined : gate?.(lease);
+    if (asked && typeof asked !== 'function') {
+      const [pick, gone] = await runSteps(settings.redis, [step, asked]);
+      if (!pick.ok) throw pick.error;
+      return { picked: pickedOf(pick.value), gone };
+    }
+    const picking = runStep(settings.redis, step);
+    const gated = settled(asked?.());
+    const pick = await picking.catch(async (error: unknown) => {
+      await gated;
+      throw error;
+    });
+    return { picked: pickedOf(pick), gone: gated ? await gated : 'id' in pick ? await ask(gate, lease) : undefined };
   }
 
   const release = (candidate: Candidate, token: string, verdict: Verdict, ms: number) =>
@@ -208,15 +234,9 @@ export function createChannelRouter(settings: RouterSettings) {
         if (!left.length) throw last;
         const token = randomBytes(12).toString('hex');
         const lease = { token, sets: left.map((c) => keys.leases(c.sets[0]!.name)) };
-        const picking = pick(left, token);
         // with the pick, until the call has waited for a channel: a waiting call polls with its
         // picks alone, and asks the gate after the one that leases (a round trip more, then)
-        const gated = waited ? undefined : settled(gate?.(lease));
-        const picked = await picking.catch(async (error: unknown) => {
-          await gated;
-          throw error;
-        });
-        const gone = gated ? await gated : 'id' in picked ? await settled(gate?.(lease)) : undefined;
+        const { picked, gone } = await pickAndAsk(left, lease, gate, waited);
         if ('id' in picked && gone && !(gone.ok && gone.value)) {
           // the gate refused the leased call (cancelled, stopped, past its deadline): its lease back, counted as no call
           const candidate = left.find((c) => c.id === picked.id)!;

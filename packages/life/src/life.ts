@@ -23,6 +23,7 @@ export function createJobLife(deps: LifeDeps) {
     stopping: running.stopping,
     drop,
     begin: running.begin,
+    beginning: running.beginning,
     checkpoint: running.checkpoint,
     callsOver: running.callsOver,
     settle: running.settle,

@@ -67,25 +67,45 @@ export function createRunning(deps: LifeDeps) {
     if (pending) deps.schedulers[queue].nudge();
   };
 
-  return {
-    /**
-     * Right before the upstream call: the last moment its client can cancel it for free (then it
-     * must not call). A job past its Cancel-After deadline is cancelled here instead, uncharged.
-     * Those following its events hear that it began. `lease`: the channel's lease picked in the
-     * same round trip (the router's gate); false when that pick leased none, and nothing began.
-     */
-    async begin(job: MetaJob, lease?: BeginLease): Promise<boolean> {
-      const { deadline } = job.data.meta;
-      if (deadline !== undefined && Date.now() > deadline) {
+  /**
+   * Right before the upstream call: the last moment its client can cancel it for free (then it
+   * must not call). A job past its Cancel-After deadline is cancelled here instead, uncharged.
+   * Those following its events hear that it began. `lease`: the channel's lease picked in the
+   * same round trip (the router's gate); false when that pick leased none, and nothing began.
+   */
+  const beginning = (job: MetaJob, lease?: BeginLease): Step<boolean> | (() => Promise<boolean>) => {
+    const { deadline } = job.data.meta;
+    if (deadline !== undefined && Date.now() > deadline) {
+      return async () => {
         await deps.billing.cancel(job.id!);
         throw cancelledByError('deadline');
-      }
-      // those following its events (its waiter set) hear it began in the same step
-      const begun = await deps.billing.begin(job.id!, { inboxes: waiterSetKey(deps.prefix, job.id!), maxLength: INBOX_MAX_LENGTH }, lease);
-      if (begun === 'cancelled') throw cancelledError();
-      if (begun === 'stopped') throw stoppedError();
-      return begun === 'begin';
+      };
+    }
+    // those following its events (its waiter set) hear it began in the same step
+    const step = deps.billing.steps.begin(job.id!, { inboxes: waiterSetKey(deps.prefix, job.id!), maxLength: INBOX_MAX_LENGTH }, lease);
+    return {
+      ...step,
+      parse(raw) {
+        const begun = step.parse(raw);
+        if (begun === 'cancelled') throw cancelledError();
+        if (begun === 'stopped') throw stoppedError();
+        return begun === 'begin';
+      },
+    };
+  };
+
+  return {
+    /** `beginning`, sent on its own. */
+    async begin(job: MetaJob, lease?: BeginLease): Promise<boolean> {
+      const asked = beginning(job, lease);
+      return typeof asked === 'function' ? asked() : runStep(deps.redis, asked);
     },
+
+    /**
+     * The same as begin, as a channel pick's gate: a step to send in the same script as the pick
+     * (for a job past its deadline, which is cancelled and must not call, what cancels it).
+     */
+    beginning,
 
     /** Whether its owner stopped the job: read while it waits with no call to begin (every channel cooling). */
     stopping: (job: MetaJob) => deps.billing.stopping(job.id!),

@@ -41,7 +41,7 @@ import { unlessStopped } from '../stopping.js';
 export interface ImageJobDeps {
   catalog: Catalog;
   /** Its begin, checkpoints, calls over (the next job takes its place while this one copies) and charge. */
-  life: Pick<JobLife, 'begin' | 'stopping' | 'checkpoint' | 'callsOver' | 'settle'>;
+  life: Pick<JobLife, 'beginning' | 'stopping' | 'checkpoint' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model (capacity leases held for the call only, not the copies). */
   upstream: UpstreamCalls;
@@ -139,7 +139,7 @@ export function createImageProcessor(deps: ImageJobDeps) {
     const store = slotStore(job, request, model, deps, fresh);
     // the last moment a job can be cancelled for free (its client may have left while it waited),
     // asked with each pick of a channel
-    const begin: CallGate = (lease) => deps.life.begin(job, lease);
+    const begin: CallGate = (lease) => deps.life.beginning(job, lease);
 
     // charged for what was delivered and stored, never for what was asked
     const finish = async (set: {

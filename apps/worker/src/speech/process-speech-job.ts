@@ -26,7 +26,7 @@ import type { SynthesizedSpeech } from '../upstreams/speech.js';
 export interface SpeechJobDeps {
   catalog: Catalog;
   /** Its begin, calls over (the next job takes its place while this one stores) and charge (with its checkpoint). */
-  life: Pick<JobLife, 'begin' | 'stopping' | 'callsOver' | 'settle'>;
+  life: Pick<JobLife, 'beginning' | 'stopping' | 'callsOver' | 'settle'>;
   metrics: WorkerMetrics;
   /** Upstream calls through the channels serving the model. */
   upstream: UpstreamCalls;
@@ -87,7 +87,7 @@ export function createSpeechProcessor(deps: SpeechJobDeps) {
             vendorModels.call(modelId, model, vendorModel, (chosen) =>
               upstream.synthesize(chosen, upstreamBody(request), { ...(style ? { style } : {}), ...(live ? { hear: live.hear } : {}) }),
             ),
-          (lease) => deps.life.begin(job, lease),
+          (lease) => deps.life.beginning(job, lease),
         ),
       ));
       await live?.finish();
