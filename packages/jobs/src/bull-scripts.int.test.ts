@@ -1,6 +1,8 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, expect, test } from 'vitest';
+import { z } from 'zod';
+import { luaCommand, valueOf } from '@relay/core';
 import { startRedis, uniqueName } from '@relay/testkit';
 import { bullScripts } from './bull-marker.js';
 import { movesCarryHooks, relayScripts, runWithRelayScripts, useRelayScripts } from './bull-scripts.js';
@@ -12,6 +14,14 @@ const connection = { url: handle.url, maxRetriesPerRequest: null };
 afterAll(async () => {
   redis.disconnect();
   await handle.close();
+});
+/** A field of a hash, read by a script: what the move hooks' riders run. */
+const readField = luaCommand({
+  name: 'test.bull.read-field',
+  lua: "return redis.call('HGET', KEYS[1], ARGV[1])",
+  keys: ['job'],
+  args: ['field'],
+  reply: z.string().nullable(),
 });
 
 test('every one of them is a script Redis compiles', async () => {
@@ -74,7 +84,7 @@ test("with the relay's scripts the jobs live the same lives and no event is writ
   expect(own.events).toBe(1);
 });
 
-test('move hooks ride with each move to completed: what `before` sends runs before the move, what `after` sends after it; a failure is told neither', async () => {
+test('move hooks ride with each move to completed, in its script: `before` runs just before the move, `after` just after it; a failure is told neither', async () => {
   const prefix = uniqueName('bull');
   const queue = new Queue(uniqueName('completing'), { connection, prefix });
   const worker = new Worker(
@@ -88,19 +98,21 @@ test('move hooks ride with each move to completed: what `before` sends runs befo
   const told: Array<{ jobId: string; returnvalue: string; finishedOn: string | null }> = [];
   let check = () => {};
   const before: Array<{ jobId: string; finishedOn: string | null }> = [];
+  const finishedOn = (jobId: string) => readField.step({ job: `${prefix}:${queue.name}:${jobId}` }, { field: 'finishedOn' });
   runWithRelayScripts(worker, {
-    // sent just before the move, on its connection: Redis runs it first
-    before: (client, jobId) =>
-      void (client as Redis)
-        .hget(`${prefix}:${queue.name}:${jobId}`, 'finishedOn')
-        .then((finishedOn) => before.push({ jobId, finishedOn })),
-    after: (client, jobId, returnvalue) => {
-      // sent now, on the move's own connection: Redis runs it after the move
-      void (client as Redis).hget(`${prefix}:${queue.name}:${jobId}`, 'finishedOn').then((finishedOn) => {
-        told.push({ jobId, returnvalue, finishedOn });
+    // in the same script as the move, just before it
+    before: (jobId) => ({
+      steps: [finishedOn(jobId)],
+      told: ([read]) => void before.push({ jobId, finishedOn: valueOf(read!) as string | null }),
+    }),
+    // the same, just after it
+    after: (jobId, returnvalue) => ({
+      steps: [finishedOn(jobId)],
+      told([read]) {
+        told.push({ jobId, returnvalue, finishedOn: valueOf(read!) as string | null });
         check();
-      });
-    },
+      },
+    }),
   });
   const ended = new Set<string>();
   for (const event of ['completed', 'failed'] as const)

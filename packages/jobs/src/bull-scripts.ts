@@ -6,6 +6,7 @@
  * workers use: on a cluster the client routes them by their first key, as BullMQ's.
  */
 import type { Queue, Worker } from 'bullmq';
+import { runSteps, valueOf, type ScriptHost, type Step, type StepOutcome } from '@relay/core';
 import { withoutEventWrites } from './bull-events.js';
 import { bullScripts, bullVersion, markerScripts, NONE_LEFT, type BullScript } from './bull-marker.js';
 
@@ -115,16 +116,24 @@ function noFetchNext(args: unknown, keys: number): void {
 }
 
 /**
- * What rides with a job's move to completed, on the same connection and in the same turn, so
- * it leaves in the same write (one round trip) and Redis runs it in that order: `before` sends
- * what must be in Redis before the job is completed (its charge), `after` what must find it
- * completed (the notice to its waiters). Each is given the connection and the job's id, `after`
- * also its result as BullMQ wrote it (JSON). The move may still fail (a job whose lock was lost):
- * both are told before its reply.
+ * Steps that ride in the same script as a job's move to completed (runSteps: one EVALSHA for
+ * all, run in order with nothing between them), and what becomes of them once it answered.
+ */
+export interface MoveRider {
+  steps: Step<unknown>[];
+  /** Each step's outcome, in order (a move that could not be sent fails them all alike). */
+  told(outcomes: StepOutcome<unknown>[]): void;
+}
+
+/**
+ * What rides with a job's move to completed: `before` what must be in Redis before the job is
+ * completed (its charge), `after` what must find it completed (the notice to its waiters). Each
+ * is asked as the move goes out, with the job's id, `after` also its result as BullMQ wrote it
+ * (JSON). The move may still fail (a job whose lock was lost): both have run all the same.
  */
 export interface MoveHooks {
-  before?: (connection: unknown, jobId: string) => void;
-  after?: (connection: unknown, jobId: string, returnvalue: string) => void;
+  before?: (jobId: string) => MoveRider | undefined;
+  after?: (jobId: string, returnvalue: string) => MoveRider | undefined;
 }
 
 /** Workers whose moves to completed carry the hooks (from the start of their run). */
@@ -134,28 +143,45 @@ const hooked = new WeakSet<object>();
 export const movesCarryHooks = (worker: object): boolean => hooked.has(worker);
 
 /** A hook's own trouble never stops the move. */
-function told(hook: () => void) {
+function told<T>(hook: () => T): T | undefined {
   try {
-    hook();
+    return hook();
   } catch {
-    // the move goes on as BullMQ sent it
+    return undefined; // the move goes on as BullMQ sent it
   }
 }
 
-/** BullMQ runs moveToFinished as `client[name](keysThenArgs)`: after its keys come the job's id, a time, the field, the value, the target. */
-function carryHooks(client: unknown, hooks: MoveHooks): void {
+/**
+ * BullMQ runs moveToFinished as `client[name](keysThenArgs)`: after its keys come the job's id, a
+ * time, the field, the value, the target. A move to completed with riders runs as one script with
+ * them (the relay's moveToFinished a step among theirs); its reply is the move's, as BullMQ expects.
+ */
+function carryHooks(client: ScriptHost, hooks: MoveHooks): void {
   const name = `moveToFinished:${bullVersion}`;
-  const keys = relayScripts().find((s) => s.name === 'moveToFinished')!.keys;
-  const commands = client as Record<string, (...args: unknown[]) => unknown>;
+  const script = relayScripts().find((s) => s.name === 'moveToFinished')!;
+  const commands = client as unknown as Record<string, (...args: unknown[]) => unknown>;
   const own = commands[name]!;
-  commands[name] = function (this: unknown, ...args: unknown[]) {
+  commands[name] = function (this: ScriptHost, ...args: unknown[]) {
     const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
-    const [jobId, , field, value, target] = flat.slice(keys);
+    const [jobId, , field, value, target] = flat.slice(script.keys);
     const completing = target === 'completed' && field === 'returnvalue' && typeof jobId === 'string' && typeof value === 'string';
-    if (completing && hooks.before) told(() => hooks.before!(this, jobId));
-    const sent = own.apply(this, args);
-    if (completing && hooks.after) told(() => hooks.after!(this, jobId, value));
-    return sent;
+    if (!completing) return own.apply(this, args);
+    const before = hooks.before && told(() => hooks.before!(jobId));
+    const after = hooks.after && told(() => hooks.after!(jobId, value));
+    if (!before && !after) return own.apply(this, args);
+    const move: Step<unknown> = {
+      command: name,
+      lua: script.content,
+      numberOfKeys: script.keys,
+      argv: flat as Step<unknown>['argv'],
+      parse: (raw) => raw,
+    };
+    const first = before?.steps.length ?? 0;
+    return runSteps(this, [...(before?.steps ?? []), move, ...(after?.steps ?? [])]).then((outcomes) => {
+      if (before) told(() => before.told(outcomes.slice(0, first)));
+      if (after) told(() => after.told(outcomes.slice(first + 1)));
+      return valueOf(outcomes[first]!);
+    });
   };
 }
 
@@ -170,7 +196,7 @@ export function runWithRelayScripts<D, R, N extends string>(worker: Worker<D, R,
   void useRelayScripts(worker)
     .then(async () => {
       if (hooks) {
-        carryHooks(await worker.backend.connection.client, hooks);
+        carryHooks((await worker.backend.connection.client) as unknown as ScriptHost, hooks);
         hooked.add(worker);
       }
       await worker.run();

@@ -4,7 +4,7 @@ export * from './lanes.js';
 export * from './files.js';
 export * from './queues.js';
 export * from './bull-job-hash.js';
-export { movesCarryHooks, runWithRelayScripts, useRelayScripts, type MoveHooks } from './bull-scripts.js';
+export { movesCarryHooks, runWithRelayScripts, useRelayScripts, type MoveHooks, type MoveRider } from './bull-scripts.js';
 export * from './images/size.js';
 export * from './images/input-image.js';
 export * from './images/request.js';

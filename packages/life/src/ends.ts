@@ -1,7 +1,7 @@
-import { isInterruption, type ScriptHost } from '@relay/core';
-import { QUEUES, type QueueName, type RelayJob, type RelayWorker, type RelayWorkers, type Result } from '@relay/jobs';
+import { isInterruption } from '@relay/core';
+import { QUEUES, type MoveRider, type QueueName, type RelayJob, type RelayWorker, type RelayWorkers, type Result } from '@relay/jobs';
 import type { LifeDeps } from './deps.js';
-import { notifyEnd, notifyWaiters } from './notices.js';
+import { noticeStep, notifyEnd, notifyWaiters } from './notices.js';
 import type { Running } from './running.js';
 
 /** How a job ended for good: completed with its result, or failed with the reason it was given up on. */
@@ -44,27 +44,30 @@ export function createEnds(deps: LifeDeps, running: Running) {
 
   /**
    * With no replica to wait for (a single Redis, a Cluster), a completion is told to the api
-   * processes waiting for it in the same round trip as BullMQ's move of the job to completed:
-   * sent right after the move on the same connection, it runs after it, so whoever hears it
-   * finds the job completed. Behind Sentinel the end is told only once a replica has it (tell).
+   * processes waiting for it in the same script as BullMQ's move of the job to completed, right
+   * after the move, so whoever hears it finds the job completed. Behind Sentinel the end is told only once a replica has it (tell).
    * A move that then fails (the job's lock lost to another worker, which runs it again from its
    * checkpoints and charges nothing more) has been told all the same: with this run's result.
    */
   const completing = deps.replicated
     ? undefined
-    : (connection: unknown, jobId: string, returnvalue: string) => {
+    : (jobId: string, returnvalue: string): MoveRider | undefined => {
         const job = runningHere.get(jobId);
-        if (!job) return; // taken before this process watched: told the usual way
+        if (!job) return undefined; // taken before this process watched: told the usual way
         runningHere.delete(jobId);
-        if (job.data.meta.batch) return;
+        if (job.data.meta.batch) return undefined;
         if (toldWithMove.size >= TOLD_MAX) toldWithMove.clear(); // ids of moves that failed: their jobs ended elsewhere
         toldWithMove.add(jobId);
         const notice = { type: 'completed', jobId, data: returnvalue } as const;
-        notifyWaiters(connection as ScriptHost, deps.prefix, notice, job.data.meta.inbox).catch((error: Error) => {
-          deps.log.warn({ jobId, err: error.message }, 'a completion could not be told with its move; told again');
-          // told when BullMQ says it completed, or now if that was heard already
-          if (!toldWithMove.delete(jobId)) notifyWaiters(deps.redis, deps.prefix, notice, job.data.meta.inbox).catch(failedToTell(jobId));
-        });
+        return {
+          steps: [noticeStep(deps.prefix, notice, job.data.meta.inbox)],
+          told([outcome]) {
+            if (outcome!.ok) return;
+            deps.log.warn({ jobId, err: outcome!.error.message }, 'a completion could not be told with its move; told again');
+            // told when BullMQ says it completed, or now if that was heard already
+            if (!toldWithMove.delete(jobId)) notifyWaiters(deps.redis, deps.prefix, notice, job.data.meta.inbox).catch(failedToTell(jobId));
+          },
+        };
       };
 
   /**

@@ -1,10 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger, ScriptHost } from '@relay/core';
+import type { Logger, ScriptHost, Step, StepOutcome } from '@relay/core';
+import type { MoveRider } from '@relay/jobs';
 
 /** A charge sent with a job's move that failed is sent again after these waits: it is made once however often it is sent. */
 const AGAIN_MS = [1_000, 5_000, 25_000];
 /** At most this many charges are held (each only between a job's return and its move): past it a charge is made at once. */
 export const HELD_MAX = 10_000;
+
+/** A charge's steps, and what their outcomes come to (throws when the charge failed). */
+interface Charge<T> {
+  steps: Step<unknown>[];
+  charged(outcomes: StepOutcome<unknown>[]): T;
+}
 
 interface Held<S, T> {
   steps: S;
@@ -14,11 +21,15 @@ interface Held<S, T> {
 
 /**
  * Charges held for the moves of their jobs to completed (@relay/jobs' MoveHooks): each waits,
- * by its job's id, for the move to go out and is sent just before it on the move's connection.
+ * by its job's id, for the move to go out and runs just before it, in the same script.
  * One the hooks never took (a worker without them) is sent once BullMQ says the job completed;
  * one whose job failed instead is dropped.
  */
-export function createHeldCharges<S, T>(send: (redis: ScriptHost, steps: S) => Promise<T>, redis: ScriptHost, log: Logger) {
+export function createHeldCharges<S extends Charge<T>, T>(
+  send: (redis: ScriptHost, steps: S) => Promise<T>,
+  redis: ScriptHost,
+  log: Logger,
+) {
   const waiting = new Map<string, Held<S, T>>();
 
   /** The move went out with the charge, which failed (its connection dropped, Redis refused it): sent again. */
@@ -49,8 +60,24 @@ export function createHeldCharges<S, T>(send: (redis: ScriptHost, steps: S) => P
     room: () => waiting.size < HELD_MAX,
     /** Holds a job's charge for its move: resolves with its outcome once it was sent. */
     hold: (jobId: string, steps: S) => new Promise<T>((resolve, reject) => waiting.set(jobId, { steps, resolve, reject })),
-    /** The job's move is going out on `connection`: its charge goes just before it. */
-    send: sendOn,
+    /** The job's move is going out: its charge rides in the same script, just before it. */
+    ride(jobId: string): MoveRider | undefined {
+      const held = waiting.get(jobId);
+      if (!held) return undefined;
+      waiting.delete(jobId);
+      return {
+        steps: held.steps.steps,
+        told(outcomes) {
+          let outcome: T;
+          try {
+            outcome = held.steps.charged(outcomes);
+          } catch (error) {
+            return void sendAgain(jobId, held, error as Error);
+          }
+          held.resolve(outcome);
+        },
+      };
+    },
     /** BullMQ says the job completed and its charge is still held: sent now, after the move. */
     sendLate(jobId: string) {
       if (!waiting.has(jobId)) return;

@@ -31,7 +31,7 @@ export function createJobLife(deps: LifeDeps) {
     onEnded: ends.onEnded,
     watch: ends.watch,
     /** What rides with each job's move to completed (@relay/jobs' MoveHooks): its charge before, its notice after; none behind Sentinel. */
-    moveHooks: deps.replicated ? undefined : { before: running.sendHeld, after: ends.completing },
+    moveHooks: deps.replicated ? undefined : { before: running.heldCharge, after: ends.completing },
   };
 }
 

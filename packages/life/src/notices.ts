@@ -46,8 +46,8 @@ export async function notifyWaiters(redis: ScriptHost, prefix: string, notice: N
   await runStep(redis, noticeStep(prefix, notice, inbox));
 }
 
-/** The notice as a step, to send with others in one round trip. */
-function noticeStep(prefix: string, notice: Notice, inbox: string | undefined) {
+/** The notice as a step, to send with others in one script. */
+export function noticeStep(prefix: string, notice: Notice, inbox: string | undefined) {
   const set = waiterSetKey(prefix, notice.jobId);
   const final = notice.type === 'partial' || notice.type === 'started' ? '0' : '1';
   return notify.step(

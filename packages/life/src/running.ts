@@ -1,4 +1,4 @@
-import { freshStep, inSpan, runStep, runSteps, valueOf, type FreshFile, type ScriptHost, type Step } from '@relay/core';
+import { freshStep, inSpan, runStep, runSteps, valueOf, type FreshFile, type ScriptHost, type Step, type StepOutcome } from '@relay/core';
 import { movesCarryHooks, progressStep, type QueueName, type MetaJob } from '@relay/jobs';
 import { createHeldCharges } from './held-charges.js';
 import type { BeginLease } from '@relay/billing';
@@ -19,6 +19,11 @@ export interface Charge {
   channel?: string;
 }
 type Settled = { charged: number; applied: boolean };
+/** A charge's steps (its checkpoint, the charge, the fresh files) and what their outcomes come to (throws when the charge failed). */
+interface ChargeSteps {
+  steps: Step<unknown>[];
+  charged(outcomes: StepOutcome<unknown>[]): Settled;
+}
 
 /** The worker running a job (BullMQ's job keeps it as its queue). */
 const workerOf = (job: MetaJob) => (job as unknown as { queue: object }).queue;
@@ -37,26 +42,27 @@ export function createRunning(deps: LifeDeps) {
    * stored, published to the api process that waits to answer with their bytes (a job nobody
    * waits for synchronously sends none: @relay/core's fresh.ts).
    */
-  const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object, fresh: FreshFile[] = []) => {
+  const chargeSteps = (job: MetaJob, charge: Charge, checkpoint?: object, fresh: FreshFile[] = []): ChargeSteps => {
     const settle = deps.billing.steps.settle(charge.accountId, job.id!, charge.amount, charge.units, charge.channel);
     const { inbox, batch } = job.data.meta;
     const also = inbox && !batch ? fresh.flatMap((file) => freshStep(inbox, file) ?? []) : [];
-    return { job, checkpoint, write: checkpoint ? progressStep(job, checkpoint) : undefined, settle, also };
+    const write = checkpoint ? progressStep(job, checkpoint) : undefined;
+    return {
+      steps: [...(write ? [write] : []), settle, ...also] as Step<unknown>[],
+      charged(outcomes) {
+        const written = write ? outcomes[0] : undefined;
+        const settled = valueOf(outcomes[write ? 1 : 0]!) as Settled;
+        // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
+        if (written && !written.ok) failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
+        else if (written && checkpoint) job.progress = checkpoint;
+        // a fresh copy that could not be published is read back from the store by the api: nothing lost
+        return settled;
+      },
+    };
   };
-  type ChargeSteps = ReturnType<typeof chargeSteps>;
 
-  /** Sends a charge (its checkpoint first, the fresh files after, in the same round trip) on `redis`. */
-  const send = async (redis: ScriptHost, { job, checkpoint, write, settle, also }: ChargeSteps): Promise<Settled> => {
-    if (!write && also.length === 0) return runStep(redis, settle);
-    const outcomes = await runSteps(redis, [...(write ? [write] : []), settle, ...also] as Step<unknown>[]);
-    const written = write ? outcomes[0] : undefined;
-    const settled = valueOf(outcomes[write ? 1 : 0]!) as Settled;
-    // charged and answered all the same: only a later run (the worker dying now) would pay the vendor again
-    if (written && !written.ok) failed(job.id, 'could not keep the checkpoint of a charged job')(written.error);
-    else if (written && checkpoint) job.progress = checkpoint;
-    // a fresh copy that could not be published is read back from the store by the api: nothing lost
-    return settled;
-  };
+  /** Sends a charge (its checkpoint first, the fresh files after, in the same script) on `redis`. */
+  const send = async (redis: ScriptHost, charge: ChargeSteps): Promise<Settled> => charge.charged(await runSteps(redis, charge.steps));
 
   const held = createHeldCharges(send, deps.redis, deps.log);
 
@@ -144,8 +150,8 @@ export function createRunning(deps: LifeDeps) {
      *
      * The job's last step: `ready` resolves when the job may return its result, `settled` with
      * the charge. Where nothing waits for a replica and the job's worker carries MoveHooks, the
-     * charge is held and sent with BullMQ's move of the job to completed, just before it on the
-     * same connection (one round trip, and Redis has the charge before the end); `ready` then
+     * charge is held and runs in the same script as BullMQ's move of the job to completed, just
+     * before it (one command, and Redis has the charge before the end); `ready` then
      * resolves at once. Otherwise (behind Sentinel) the charge is made first and `ready` waits
      * for it: a charge that fails fails the attempt, as the end must not be told before it.
      * `fresh`: files just stored, left for the api that waits to answer with their bytes.
@@ -164,8 +170,8 @@ export function createRunning(deps: LifeDeps) {
       return { ready: holding ? Promise.resolve() : settled.then(() => undefined), settled };
     },
 
-    /** MoveHooks' `before`: a job's held charge, sent on the move's connection just before it. */
-    sendHeld: (connection: unknown, jobId: string) => held.send(connection as ScriptHost, jobId),
+    /** MoveHooks' `before`: a job's held charge, in the same script as its move, just before it. */
+    heldCharge: (jobId: string) => held.ride(jobId),
 
     /** A job BullMQ says completed whose held charge was not sent with its move (its worker had no hooks): sent now. */
     completedWithHeld: (jobId: string) => held.sendLate(jobId),
