@@ -132,3 +132,17 @@ test('move hooks ride with each move to completed, in its script: `before` runs 
   await worker.close();
   await queue.close();
 });
+
+test("an add given its own id leaves the queue's counter alone; one without takes its number from it, as BullMQ's own", async () => {
+  const prefix = uniqueName('bull');
+  const queue = new Queue(uniqueName('ids'), { connection, prefix });
+  await useRelayScripts(queue);
+  const counter = `${prefix}:${queue.name}:id`;
+  expect((await queue.add('mine', {}, { jobId: 'img_mine' })).id).toBe('img_mine');
+  expect((await queue.add('later', {}, { jobId: 'img_later', delay: 60_000 })).id).toBe('img_later');
+  expect(await redis.get(counter)).toBeNull();
+  expect((await queue.add('numbered', {})).id).toBe('1');
+  expect((await queue.add('numbered', {}, { delay: 60_000 })).id).toBe('2');
+  expect(await redis.get(counter)).toBe('2');
+  await queue.close();
+});

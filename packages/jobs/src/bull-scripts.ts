@@ -1,6 +1,7 @@
 /**
  * BullMQ's scripts as the relay's connections run them (issue 35): BullMQ's own, each without its
- * writes to the event streams nobody reads (bull-events.ts), and the three that take a job with
+ * writes to the event streams nobody reads (bull-events.ts) and its work for flows and
+ * deduplication, which the relay does not use (bull-flows.ts), and the three that take a job with
  * the conditional marker (bull-marker.ts). They are defined under BullMQ's own command names
  * (`moveToActive:6.7.0`), in place of BullMQ's, on every connection the relay's queues and
  * workers use: on a cluster the client routes them by their first key, as BullMQ's.
@@ -8,6 +9,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { runSteps, valueOf, type ScriptHost, type Step, type StepOutcome } from '@relay/core';
 import { withoutEventWrites } from './bull-events.js';
+import { withoutFlows } from './bull-flows.js';
 import { bullScripts, bullVersion, markerScripts, NONE_LEFT, type BullScript } from './bull-marker.js';
 
 let made: BullScript[] | undefined;
@@ -17,7 +19,7 @@ export function relayScripts(): BullScript[] {
   if (made) return made;
   const takers = new Map(markerScripts().map((s) => [s.name, s]));
   made = bullScripts().map((own) => {
-    const script = takers.get(own.name) ?? own;
+    const script = withoutFlows(takers.get(own.name) ?? own, bullVersion);
     return { ...script, content: withoutEventWrites(script.content).content };
   });
   return made;

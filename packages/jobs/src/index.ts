@@ -4,6 +4,7 @@ export * from './lanes.js';
 export * from './files.js';
 export * from './queues.js';
 export * from './bull-job-hash.js';
+export { assertPlainJob, type PlainJobOptions } from './bull-flows.js';
 export { movesCarryHooks, runWithRelayScripts, useRelayScripts, type MoveHooks, type MoveRider } from './bull-scripts.js';
 export * from './images/size.js';
 export * from './images/input-image.js';

@@ -1,7 +1,7 @@
-import type { JobsOptions, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { AppError, runSteps, valueOf, type StepOutcome } from '@relay/core';
 import { reserved, type Reservation } from '@relay/billing';
-import type { JobMeta, Lane, QueueName, RelayJob } from '@relay/jobs';
+import { assertPlainJob, type JobMeta, type Lane, type PlainJobOptions, type QueueName, type RelayJob } from '@relay/jobs';
 import { type Admitted, PARKED_MS } from '@relay/scheduler';
 import type { LifeDeps } from './deps.js';
 
@@ -18,7 +18,7 @@ export interface Admission<P extends { meta: JobMeta }> {
   prepare: () => Promise<P>;
   /** More of the job's meta: the inbox that waits for it, the batch line it runs, its Cancel-After deadline. */
   meta?: Pick<JobMeta, 'inbox' | 'batch' | 'deadline' | 'trace'>;
-  options?: JobsOptions;
+  options?: PlainJobOptions;
   /** Awaited before each step after a Redis reply: the api paces bursts of admissions. */
   pace?: () => Promise<void>;
 }
@@ -66,6 +66,7 @@ export function createAdmission(deps: LifeDeps) {
     // a job that holds a running place goes to the workers; one waiting for its turn is parked until a dispatch promotes it
     const runs = placed === 'started' || placed === 'running';
     const options = runs ? { ...spec.options, jobId } : { ...spec.options, jobId, delay: PARKED_MS };
+    assertPlainJob(options); // the relay's BullMQ scripts run no child or deduplicated job (bull-flows.ts)
     const job = (await queue.add(spec.name, data, options)) as unknown as RelayJob;
     if (!runs) schedulers[spec.queue].nudge();
     return job;
