@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { runStep, runSteps, subscribeWhenReady, type Step } from '@relay/core';
+import { runStep, runStepSoon, runSteps, subscribeWhenReady, type Step } from '@relay/core';
 import { pickScript, releaseScript, renewScript } from './commands.js';
 import { channelKeys, type LimitSet } from './keys.js';
 
@@ -165,25 +165,28 @@ export function createChannelRouter(settings: RouterSettings) {
     return { picked: pickedOf(pick), gone: gated ? await gated : 'id' in pick ? await ask(gate, lease) : undefined };
   }
 
-  const release = (candidate: Candidate, token: string, verdict: Verdict, ms: number) =>
-    releaseScript(
+  /** `soon`: it may ride with the next script this process sends (runStepSoon), as an answer's does. */
+  const release = (candidate: Candidate, token: string, verdict: Verdict, ms: number, soon = false) =>
+    (soon ? runStepSoon : runStep)(
       settings.redis,
-      { version: keys.version },
-      {
-        prefix: settings.prefix,
-        id: candidate.id,
-        token,
-        sets: candidate.sets.map((s) => s.name).join('|'),
-        outcome: verdict.outcome,
-        latencyMs: Math.round(ms),
-        delayMs: Math.round(verdict.delayMs ?? breaker.cooldownMs),
-        windowMs: breaker.windowMs,
-        minCalls: breaker.minCalls,
-        failureShare: breaker.failureShare,
-        cooldownMs: breaker.cooldownMs,
-        reason: verdict.reason ?? '',
-        consecutive: breaker.consecutive,
-      },
+      releaseScript.step(
+        { version: keys.version },
+        {
+          prefix: settings.prefix,
+          id: candidate.id,
+          token,
+          sets: candidate.sets.map((s) => s.name).join('|'),
+          outcome: verdict.outcome,
+          latencyMs: Math.round(ms),
+          delayMs: Math.round(verdict.delayMs ?? breaker.cooldownMs),
+          windowMs: breaker.windowMs,
+          minCalls: breaker.minCalls,
+          failureShare: breaker.failureShare,
+          cooldownMs: breaker.cooldownMs,
+          reason: verdict.reason ?? '',
+          consecutive: breaker.consecutive,
+        },
+      ),
     );
 
   /** One call on the picked channel, its leases kept while it runs; the verdict and the value or error. */
@@ -209,12 +212,14 @@ export function createChannelRouter(settings: RouterSettings) {
     }
     const ms = performance.now() - started;
     const verdict: Verdict = 'value' in outcome ? { outcome: 'ok', failover: false } : outcome.verdict;
-    const released = release(candidate, token, verdict, ms)
+    const answered = 'value' in outcome;
+    const released = release(candidate, token, verdict, ms, answered)
       .catch(() => 'unknown')
       .then((state) => settings.onCall?.(candidate.id, verdict.outcome, ms, state));
-    // an answer goes on at once (the lease and the breaker are told on the side); a failure waits
-    // for them, so the next pick sees the channel as this call left it
-    if (!('value' in outcome)) await released;
+    // an answer goes on at once (the lease and the breaker are told on the side, with the job's
+    // next step: its checkpoint); a failure waits for them, so the next pick sees the channel as
+    // this call left it
+    if (!answered) await released;
     return outcome;
   }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startRedis, startRedisCluster, type RedisHandle } from '@relay/testkit';
 import { isRedisUnavailable } from './redis-errors.js';
-import { luaCommand, runSteps } from './lua-command.js';
+import { luaCommand, runStep, runStepSoon, runSteps } from './lua-command.js';
 
 const incrBy = luaCommand({
   name: 'test.incr-by',
@@ -43,8 +43,11 @@ describe('on one server', () => {
     redis?.disconnect();
     await handle?.close();
   });
-  const calls = async (command: 'eval' | 'evalsha') =>
-    Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await redis.info('commandstats'))?.[1] ?? 0);
+  /** Runs of a command that worked (an EVALSHA the server answered NOSCRIPT is counted by Redis as a call too, and a failed one). */
+  const calls = async (command: 'eval' | 'evalsha') => {
+    const stats = new RegExp(`cmdstat_${command}:calls=(\\d+).*failed_calls=(\\d+)`).exec(await redis.info('commandstats'));
+    return Number(stats?.[1] ?? 0) - Number(stats?.[2] ?? 0);
+  };
 
   test('a script is sent whole once per connection, then run by its hash, and sent again after the server forgot it', async () => {
     await redis.config('RESETSTAT');
@@ -126,6 +129,34 @@ describe('on one server', () => {
     expect(outcomes.map((o) => o.ok)).toEqual([false, false]);
     expect(outcomes.every((o) => !o.ok && isRedisUnavailable(o.error))).toBe(true);
     lost.disconnect();
+  });
+
+  test('a step sent soon rides in the next script on its connection in the same turn, first; with none, it goes alone once the turn is over', async () => {
+    const scripts = async () => (await calls('eval')) + (await calls('evalsha'));
+    let before = await scripts();
+    const soon = runStepSoon(redis, incrBy.step({ counter: 'soon' }, { by: 1 }));
+    const next = runStep(redis, pairs.step({ hash: 'soon:h' }, { label: 'after' }, 'f', 1));
+    const [later] = await runSteps(redis, [incrBy.step({ counter: 'soon' }, { by: 10 })]);
+    expect(await soon).toBe(1); // before the script it rode with
+    expect(await next).toEqual(['after', 1]);
+    expect(later).toEqual({ ok: true, value: 11 });
+    expect((await scripts()) - before).toBe(2); // the soon step and the next in one, then the last alone
+
+    before = await scripts();
+    const alone = runStepSoon(redis, incrBy.step({ counter: 'soon' }, { by: 100 }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await alone).toBe(111);
+    expect((await scripts()) - before).toBe(1);
+
+    // one rides per script (the first), right before its steps with nothing between; the others go alone at the turn's end
+    const [a, b] = [
+      runStepSoon(redis, incrBy.step({ counter: 'soon' }, { by: 1 })),
+      runStepSoon(redis, incrBy.step({ counter: 'soon' }, { by: 2 })),
+    ];
+    const [c] = await runSteps(redis, [incrBy.step({ counter: 'soon' }, { by: 3 })]);
+    expect(c.ok && c.value - (await a)).toBe(3);
+    expect(await b).toBeGreaterThan(111);
+    expect(await redis.get('soon')).toBe('117');
   });
 
   test('two different scripts cannot share a name', () => {

@@ -102,10 +102,42 @@ function define(redis: ScriptHost, command: string, lua: string, numberOfKeys: n
   if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua, numberOfKeys });
 }
 
-/** One step on its own (the same as calling its script). */
+/** One step on its own (the same as calling its script); with a step waiting to ride (runStepSoon), both in one script. */
 export async function runStep<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
+  if (riders.get(redis)?.length) return valueOf((await runSteps(redis, [step]))[0]);
+  return send(redis, step);
+}
+
+async function send<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
   define(redis, step.command, step.lua, step.numberOfKeys);
   return step.parse(await (redis as unknown as Record<string, Runner>)[step.command]!.call(redis, ...step.argv));
+}
+
+interface Rider {
+  step: Step<unknown>;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+/** Per connection, steps that wait for the next script sent on it in this turn of the event loop. */
+const riders = new WeakMap<ScriptHost, Rider[]>();
+
+/**
+ * A step whose moment may wait a little: it rides in the next script sent on `redis` in this
+ * turn of the event loop (before that script's own steps), or goes alone once the turn is over.
+ * One rides per script, so the scripts composed stay a handful. For what another step of the
+ * same process usually follows at once (a lease given back, then the job's checkpoint).
+ */
+export function runStepSoon<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let waiting = riders.get(redis);
+    if (!waiting) riders.set(redis, (waiting = []));
+    if (waiting.length === 0) {
+      setImmediate(() => {
+        for (const rider of riders.get(redis)?.splice(0) ?? []) send(redis, rider.step).then(rider.resolve, rider.reject);
+      });
+    }
+    waiting.push({ step, resolve, reject });
+  });
 }
 
 /** ioredis' class of Redis's error replies (untyped there): what a step's error is made as, so it reads as Redis's own. */
@@ -127,17 +159,31 @@ export async function runSteps<const S extends readonly Step<unknown>[]>(
   steps: S,
 ): Promise<{ -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> }> {
   type Outcomes = { -readonly [K in keyof S]: StepOutcome<S[K] extends Step<infer T> ? T : never> };
-  if (steps.length <= 1) {
-    const settled = await Promise.allSettled(steps.map((step) => runStep(redis, step)));
-    return settled.map((outcome): StepOutcome<unknown> =>
+  const rider = riders.get(redis)?.shift();
+  const all: readonly Step<unknown>[] = rider ? [rider.step, ...steps] : steps;
+  let outcomes: StepOutcome<unknown>[];
+  if (all.length <= 1) {
+    const settled = await Promise.allSettled(all.map((step) => send(redis, step)));
+    outcomes = settled.map((outcome) =>
       outcome.status === 'fulfilled' ? { ok: true, value: outcome.value } : { ok: false, error: outcome.reason as Error },
-    ) as Outcomes;
+    );
+  } else {
+    outcomes = await runComposed(redis, all);
   }
+  if (rider) {
+    const [own] = outcomes.splice(0, 1);
+    if (own!.ok) rider.resolve(own!.value);
+    else rider.reject(own!.error);
+  }
+  return outcomes as Outcomes;
+}
+
+async function runComposed(redis: ScriptHost, steps: readonly Step<unknown>[]): Promise<StepOutcome<unknown>[]> {
   let replies: unknown;
   try {
-    replies = await runStep(redis, composedStep(steps));
+    replies = await send(redis, composedStep(steps));
   } catch (error) {
-    return steps.map(() => ({ ok: false, error: error as Error })) as Outcomes;
+    return steps.map(() => ({ ok: false, error: error as Error }));
   }
   return steps.map((step, i): StepOutcome<unknown> => {
     const [ran, reply] = (replies as Array<[number, unknown?]>)[i]!;
@@ -147,7 +193,7 @@ export async function runSteps<const S extends readonly Step<unknown>[]>(
     } catch (error) {
       return { ok: false, error: error as Error };
     }
-  }) as Outcomes;
+  });
 }
 
 /**
