@@ -45,9 +45,10 @@ export function createEnds(deps: LifeDeps, running: Running) {
   /**
    * With no replica to wait for (a single Redis, a Cluster), a completion is told to the api
    * processes waiting for it in the same script as BullMQ's move of the job to completed, right
-   * after the move, so whoever hears it finds the job completed. Behind Sentinel the end is told only once a replica has it (tell).
-   * A move that then fails (the job's lock lost to another worker, which runs it again from its
-   * checkpoints and charges nothing more) has been told all the same: with this run's result.
+   * after the move, so whoever hears it finds the job completed. Behind Sentinel the end is told
+   * only once a replica has it (tell). A move that then fails (the job's lock lost to another
+   * worker, which runs it again from its checkpoints and charges nothing more) has been told all
+   * the same: with this run's result.
    */
   const completing = deps.replicated
     ? undefined

@@ -8,7 +8,7 @@ const AGAIN_MS = [1_000, 5_000, 25_000];
 export const HELD_MAX = 10_000;
 
 /** A charge's steps, and what their outcomes come to (throws when the charge failed). */
-interface Charge<T> {
+export interface HeldCharge<T> {
   steps: Step<unknown>[];
   charged(outcomes: StepOutcome<unknown>[]): T;
 }
@@ -25,7 +25,7 @@ interface Held<S, T> {
  * One the hooks never took (a worker without them) is sent once BullMQ says the job completed;
  * one whose job failed instead is dropped.
  */
-export function createHeldCharges<S extends Charge<T>, T>(
+export function createHeldCharges<S extends HeldCharge<T>, T>(
   send: (redis: ScriptHost, steps: S) => Promise<T>,
   redis: ScriptHost,
   log: Logger,

@@ -1,6 +1,6 @@
-import { freshStep, inSpan, runStep, runSteps, valueOf, type FreshFile, type ScriptHost, type Step, type StepOutcome } from '@relay/core';
+import { freshStep, inSpan, runStep, runSteps, valueOf, type FreshFile, type ScriptHost, type Step } from '@relay/core';
 import { movesCarryHooks, progressStep, type QueueName, type MetaJob } from '@relay/jobs';
-import { createHeldCharges } from './held-charges.js';
+import { createHeldCharges, type HeldCharge } from './held-charges.js';
 import type { BeginLease } from '@relay/billing';
 import type { LifeDeps } from './deps.js';
 import { cancelledByError, cancelledError, stoppedError } from './cancel.js';
@@ -19,11 +19,8 @@ export interface Charge {
   channel?: string;
 }
 type Settled = { charged: number; applied: boolean };
-/** A charge's steps (its checkpoint, the charge, the fresh files) and what their outcomes come to (throws when the charge failed). */
-interface ChargeSteps {
-  steps: Step<unknown>[];
-  charged(outcomes: StepOutcome<unknown>[]): Settled;
-}
+/** A charge's steps (its checkpoint, the charge, the fresh files) and what their outcomes come to. */
+type ChargeSteps = HeldCharge<Settled>;
 
 /** The worker running a job (BullMQ's job keeps it as its queue). */
 const workerOf = (job: MetaJob) => (job as unknown as { queue: object }).queue;
