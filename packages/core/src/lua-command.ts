@@ -151,8 +151,9 @@ export type StepOutcome<T> = { ok: true; value: T } | { ok: false; error: Error 
  * its parsing less per step, for Redis and for ioredis), and gives each outcome back, so a caller
  * can undo what ran when a later step failed. Not a transaction: each step runs in order in its
  * own protected call, and one that fails (its error kept as Redis's own reply error) leaves the
- * others to run; but nothing else runs between them. On a cluster every step's keys must share
- * one slot (the relay's keys share the prefix's hash tag); the first step's first key routes it.
+ * others to run; but nothing else runs between them. A step waiting to ride on this connection
+ * (runStepSoon) goes first, in the same script. On a cluster every step's keys must share one
+ * slot (the relay's keys share the prefix's hash tag); the first step's first key routes it.
  */
 export async function runSteps<const S extends readonly Step<unknown>[]>(
   redis: ScriptHost,
