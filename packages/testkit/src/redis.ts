@@ -37,11 +37,23 @@ export async function startRedisCluster(): Promise<RedisHandle & { nodes: LocalR
   try {
     for (let i = 0; i < 3; i++) {
       const port = await freePort();
+      // the bus port too, below the ephemeral range: its default (port + 10000) may fall inside it
+      // and be taken by an outgoing connection
+      const busPort = await freePort();
       nodes.push(
         await spawnRedisServer({
           port,
           dir,
-          extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000'],
+          extraArgs: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(busPort),
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--cluster-node-timeout',
+            '5000',
+          ],
         }),
       );
     }
