@@ -29,6 +29,13 @@ const refused = luaCommand({
   args: [],
   reply: z.unknown(),
 });
+const clock = luaCommand({
+  name: 'test.clock',
+  lua: "local t = redis.call('TIME') return t[1] .. '.' .. t[2]",
+  keys: ['any'],
+  args: [],
+  reply: z.string(),
+});
 const nothing = luaCommand({ name: 'test.nothing', lua: 'return nil', keys: ['any'], args: [], reply: z.null() });
 
 describe('on one server', () => {
@@ -103,6 +110,24 @@ describe('on one server', () => {
     await redis.script('FLUSH');
     const [third] = await runSteps(redis, [incrBy.step({ counter: 'steps' }, { by: 1 }), nothing.step({ any: 'k' }, {})]);
     expect(third).toEqual({ ok: true, value: 14 });
+  });
+
+  test('the steps of one script read the clock once, and share that reading', async () => {
+    const times = async () => Number(/cmdstat_time:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+    const before = await times();
+    const [first, second, third] = await runSteps(redis, [
+      clock.step({ any: 'k' }, {}),
+      incrBy.step({ counter: 'clocked' }, { by: 1 }),
+      clock.step({ any: 'k' }, {}),
+    ]);
+    expect(first).toMatchObject({ ok: true, value: expect.stringMatching(/^\d+\.\d+$/) });
+    expect(third).toEqual(first);
+    expect(second).toEqual({ ok: true, value: 1 });
+    expect((await times()) - before).toBe(1);
+    // each script has its own reading: a later one reads the clock again
+    const [later] = await runSteps(redis, [clock.step({ any: 'k' }, {}), nothing.step({ any: 'k' }, {})]);
+    expect((await times()) - before).toBe(2);
+    expect(later).toMatchObject({ ok: true });
   });
 
   test("a step's nil is null, and its reply error is Redis's own (a READONLY still reads as Redis unavailable)", async () => {

@@ -219,6 +219,19 @@ for i = 1, #steps do
 end
 return out`;
 
+/**
+ * The steps of one script share one reading of Redis's clock: a script runs whole before anything
+ * else does, so its steps happen at one moment, and each TIME after the first would be a command
+ * spent to learn nothing.
+ */
+const TIME_CALL = "redis.call('TIME')";
+const TIME_ONCE = `local clock
+local function time_once()
+  if clock == nil then clock = redis.call('TIME') end
+  return clock
+end
+`;
+
 /** The composed scripts made so far, by the steps' commands in order (a handful: one per call site and file count). */
 const composed = new Map<string, string>();
 
@@ -226,7 +239,8 @@ function composedStep(steps: readonly Step<unknown>[]): Step<unknown> {
   const command = steps.map((step) => step.command).join('+');
   let lua = composed.get(command);
   if (lua === undefined) {
-    lua = `local steps = {\n${steps.map((step) => `function(KEYS, ARGV)\n${step.lua}\nend,\n`).join('')}${COMPOSED_RUN}`;
+    const bodies = steps.map((step) => `function(KEYS, ARGV)\n${step.lua.replaceAll(TIME_CALL, 'time_once()')}\nend,\n`);
+    lua = `${TIME_ONCE}local steps = {\n${bodies.join('')}${COMPOSED_RUN}`;
     composed.set(command, lua);
   }
   const keys = steps.flatMap((step) => step.argv.slice(0, step.numberOfKeys));
