@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { AppError, formatMoney, MAX_MICRO_UNITS, runStep, type Step } from '@relay/core';
 import { AGGREGATE_RETENTION_DAYS, ALL_ACCOUNTS, unitCount, usageKeys, utcDay, utcMonth } from './daily.js';
+import { billingKeys } from './keys.js';
 import {
   beginScript,
   stopScript,
@@ -117,14 +118,6 @@ export function reserved(r: Pick<Reservation, 'amount'>, { status, balance, rese
 /** How long a closed reservation stays readable for audits. */
 const CLOSED_RETENTION_SECONDS = 7 * 86_400;
 
-export const billingKeys = (prefix: string) => ({
-  account: (accountId: string) => `${prefix}:account:${accountId}`,
-  reservation: (jobId: string) => `${prefix}:reservation:${jobId}`,
-  ledger: (accountId: string) => `${prefix}:ledger:${accountId}`,
-  /** Open reservations by creation time (ms): what a sweeper looks at for abandoned ones. */
-  open: `${prefix}:reservations:open`,
-});
-
 /**
  * `clock`: the time that decides which day and month a settlement counts in (the usage
  * aggregates, UTC); tests give a fixed one, so a run across midnight counts where they look.
@@ -150,7 +143,6 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
         open: keys.open,
         accountDay: usage.day(day, accountId),
         relayDay: usage.day(day, ALL_ACCOUNTS),
-        month: usage.month(month),
       },
       {
         type,
@@ -160,6 +152,7 @@ export function createBilling(redis: Redis, prefix: string, clock: () => number 
         unitCount: unitCount(units),
         aggregateRetentionSeconds: AGGREGATE_RETENTION_DAYS * 86_400,
         channel,
+        month,
       },
     );
   };

@@ -67,8 +67,8 @@ export const stopScript = luaCommand({
 export const closeScript = luaCommand({
   name: 'billing.close',
   lua: closeLua,
-  keys: ['reservation', 'account', 'ledger', 'open', 'accountDay', 'relayDay', 'month'],
-  args: ['type', 'charge', 'units', 'retentionSeconds', 'unitCount', 'aggregateRetentionSeconds', 'channel'],
+  keys: ['reservation', 'account', 'ledger', 'open', 'accountDay', 'relayDay'],
+  args: ['type', 'charge', 'units', 'retentionSeconds', 'unitCount', 'aggregateRetentionSeconds', 'channel', 'month'],
   reply: z
     .tuple([z.literal([-1, 0, 1]), z.number(), z.number(), z.number()])
     .transform(([status, , , charged]) => ({ applied: status === 1, charged, missing: status === -1 })),

@@ -62,14 +62,14 @@ test('each settlement adds to its day for the account and for the relay, and to 
   expect((await billing.balanceOf(a))!.spent).toBe(71_234);
   // and they expire, each of them: bounded retention
   const keys = usageKeys(prefix);
-  for (const key of [keys.day(TODAY, a), keys.day(TODAY, b), keys.day(TODAY, ALL_ACCOUNTS), keys.month(TODAY.slice(0, 7))]) {
+  for (const key of [keys.day(TODAY, a), keys.day(TODAY, b), keys.day(TODAY, ALL_ACCOUNTS)]) {
     const ttl = await redis.ttl(key);
     expect(ttl, key).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
     expect(ttl, key).toBeLessThanOrEqual(AGGREGATE_RETENTION_DAYS * 86_400);
   }
 });
 
-test("a month's first settlement, alone, leaves every aggregate it wrote with an expiry", async () => {
+test("a day's first settlement, alone, leaves every aggregate it wrote with an expiry", async () => {
   const own = uniqueName('daily-first');
   const first = createBilling(redis, own, () => NOW);
   const id = uniqueName('acct');
@@ -78,10 +78,51 @@ test("a month's first settlement, alone, leaves every aggregate it wrote with an
   await first.reserve({ accountId: id, keyId: 'key_1', jobId: 'm-1', model: 'img', amount: 100, units: '1' });
   await first.settle(id, 'm-1', 60, '1 images');
   const keys = usageKeys(own);
-  for (const key of [keys.day(TODAY, id), keys.day(TODAY, ALL_ACCOUNTS), keys.month(TODAY.slice(0, 7))]) {
+  for (const key of [keys.day(TODAY, id), keys.day(TODAY, ALL_ACCOUNTS)]) {
     expect(await redis.exists(key), key).toBe(1);
     expect(await redis.ttl(key), key).toBeGreaterThan((AGGREGATE_RETENTION_DAYS - 1) * 86_400);
   }
+});
+
+test("a month's spend: one figure in the account's hash, started again by a later month's settlement, never by an earlier one's", async () => {
+  const own = uniqueName('daily-month');
+  let now = NOW;
+  const shifting = createBilling(redis, own, () => now);
+  const id = uniqueName('acct');
+  await redis.hset(`${own}:account:${id}`, { id, balance: 0, reserved: 0, spent: 0 });
+  await shifting.credit(id, 1_000_000, 'opening');
+  const settle = async (jobId: string, charge: number) => {
+    await shifting.reserve({ accountId: id, keyId: 'key_1', jobId, model: 'img', amount: 1_000, units: '1' });
+    await shifting.settle(id, jobId, charge, '1 images');
+  };
+  await settle('m-1', 100);
+  await settle('m-2', 200);
+  expect(await readMonthSpend(redis, own, [id], now)).toEqual([300]);
+  const april = Date.parse('2026-04-01T00:00:00.100Z');
+  now = april;
+  await settle('m-3', 50);
+  expect(await readMonthSpend(redis, own, [id], april)).toEqual([50]);
+  // March is over once April counts: read then, it is gone, not April's figure
+  expect(await readMonthSpend(redis, own, [id], NOW)).toEqual([0]);
+  // a settlement dated in March (a clock behind) counts in the account's sums, not in April
+  now = NOW;
+  await settle('m-4', 7);
+  expect(await readMonthSpend(redis, own, [id], april)).toEqual([50]);
+  expect((await shifting.balanceOf(id))!.spent).toBe(357);
+  // one hash, nothing else keyed by the month
+  expect(await redis.keys(`${own}:usage:month:*`)).toEqual([]);
+});
+
+test('a month counted by an earlier release (its own key) still adds up with what the account counts since', async () => {
+  const own = uniqueName('daily-legacy');
+  const billingNow = createBilling(redis, own, () => NOW);
+  const id = uniqueName('acct');
+  await redis.hset(`${own}:account:${id}`, { id, balance: 0, reserved: 0, spent: 0 });
+  await redis.hset(usageKeys(own).legacyMonth(TODAY.slice(0, 7)), id, 900);
+  await billingNow.credit(id, 1_000_000, 'opening');
+  await billingNow.reserve({ accountId: id, keyId: 'key_1', jobId: 'l-1', model: 'img', amount: 1_000, units: '1' });
+  await billingNow.settle(id, 'l-1', 40, '1 images');
+  expect(await readMonthSpend(redis, own, [id, 'acct_none'], NOW)).toEqual([940, 0]);
 });
 
 test('the window lists only days with settlements, oldest first; other days and accounts stay apart', async () => {

@@ -1,14 +1,17 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { billingKeys } from './keys.js';
 
 /**
  * Usage aggregates, written by the settlement script itself (lua/close.lua), so a chart is a
  * handful of hash reads instead of a ledger scan:
  *   {p}:usage:day:{YYYY-MM-DD}:{accountId|*}   hash  charged:{model}, units:{model}, jobs:{model}
- *   {p}:usage:month:{YYYY-MM}                  hash  {accountId} -> charged
- * Days are UTC. A day's keys expire AGGREGATE_RETENTION_DAYS after that day's first settlement,
- * a month's after the first settlement of its last day, so Redis holds at most
- * (accounts + 1) x models x retention days of them.
+ *   {p}:account:{accountId}                    hash  month -> YYYY-MM, monthSpent -> charged
+ * Days and months are UTC. A day's keys expire AGGREGATE_RETENTION_DAYS after that day's first
+ * settlement, so Redis holds at most (accounts + 1) x models x retention days of them; the month
+ * is one figure in the account's own hash, started again by its month's first settlement.
+ * Releases before 2026-12-07 kept the month in {p}:usage:month:{YYYY-MM} (accountId -> charged,
+ * expiring like a day): it is still read, so the month those releases were replaced in adds up.
  */
 export const AGGREGATE_RETENTION_DAYS = 400;
 /** The scope of the whole relay (no account id contains '*'). */
@@ -16,7 +19,8 @@ export const ALL_ACCOUNTS = '*';
 
 export const usageKeys = (prefix: string) => ({
   day: (day: string, scope: string) => `${prefix}:usage:day:${day}:${scope}`,
-  month: (month: string) => `${prefix}:usage:month:${month}`,
+  /** where releases before 2026-12-07 counted a month (read, never written) */
+  legacyMonth: (month: string) => `${prefix}:usage:month:${month}`,
 });
 
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -76,6 +80,16 @@ export async function readDailyUsage(redis: Redis, prefix: string, scope: string
 /** What each of `accountIds` was charged in the UTC month of `now` (0 when nothing). */
 export async function readMonthSpend(redis: Redis, prefix: string, accountIds: string[], now = Date.now()): Promise<number[]> {
   if (accountIds.length === 0) return [];
-  const values = await redis.hmget(usageKeys(prefix).month(utcMonth(now)), ...accountIds);
-  return values.map((v) => Number(v ?? 0));
+  const month = utcMonth(now);
+  const pipeline = redis.pipeline();
+  pipeline.hmget(usageKeys(prefix).legacyMonth(month), ...accountIds);
+  for (const id of accountIds) pipeline.hmget(billingKeys(prefix).account(id), 'month', 'monthSpent');
+  const [legacy, ...own] = ((await pipeline.exec()) ?? []).map(([error, reply]) => {
+    if (error) throw error;
+    return reply as Array<string | null>;
+  });
+  return accountIds.map((_, i) => {
+    const [counted, spent] = own[i]!;
+    return Number(legacy![i] ?? 0) + (counted === month ? Number(spent ?? 0) : 0);
+  });
 }

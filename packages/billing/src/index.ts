@@ -1,4 +1,5 @@
 export * from './billing.js';
+export * from './keys.js';
 export * from './prices.js';
 export * from './ledger.js';
 export * from './daily.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { billingKeys } from './billing.js';
+import { billingKeys } from './keys.js';
 
 export const ledgerEntrySchema = z.object({
   /** The Redis stream id: time-ordered, and the paging cursor. */
