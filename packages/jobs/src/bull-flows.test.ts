@@ -21,6 +21,13 @@ test('an add numbers a job from the counter only when it has no id of its own, i
   }
 });
 
+test("an add does not read its queue's pause or global concurrency in the relay's addStandardJob; BullMQ's own does", () => {
+  const read = /isQueuePausedOrMaxed\(metaKey, activeKey\)/g;
+  expect(count(own.get('addStandardJob')!.content, read)).toBe(1);
+  expect(count(relay.get('addStandardJob')!.content, read)).toBe(0);
+  expect(relay.get('addStandardJob')!.content).toMatch(/^local isPausedOrMaxed = false/m);
+});
+
 test('a script whose text no longer matches is refused, not run half changed; the others pass unchanged', () => {
   expect(FLOW_SCRIPTS).toEqual(['moveToFinished', 'addStandardJob', 'addDelayedJob', 'addPrioritizedJob']);
   const finish = own.get('moveToFinished')!;
@@ -30,13 +37,20 @@ test('a script whose text no longer matches is refused, not run half changed; th
   expect(() => withoutFlows({ ...add, content: add.content.replace('if args[2] == "" then', 'if not args[2] then') }, bullVersion)).toThrow(
     /addStandardJob no longer numbers/,
   );
+  expect(() =>
+    withoutFlows(
+      { ...add, content: add.content.replace('isQueuePausedOrMaxed(metaKey, activeKey)', 'isQueuePausedOrMaxed(metaKey, KEYS[9])') },
+      bullVersion,
+    ),
+  ).toThrow(/addStandardJob no longer reads its queue's pause/);
   const other = own.get('moveToActive')!;
   expect(withoutFlows(other, bullVersion)).toBe(other);
 });
 
-test('a relay job is never added as a child or deduplicated', () => {
+test('a relay job is never added as a child, deduplicated or prioritized', () => {
   expect(() => assertPlainJob({ jobId: 'x', attempts: 3 })).not.toThrow();
   expect(() => assertPlainJob(undefined)).not.toThrow();
   expect(() => assertPlainJob({ jobId: 'x', parent: { id: 'p', queue: 'q' } })).toThrow(/never added with parent/);
+  expect(() => assertPlainJob({ jobId: 'x', priority: 3 })).toThrow(/never added with priority/);
   expect(() => assertPlainJob({ deduplication: { id: 'd' } })).toThrow(/never added with deduplication/);
 });

@@ -8,7 +8,7 @@
  * time and only then blocks: two round trips and about 8 commands for nothing, each job.
  *
  * The relay's workers run BullMQ's own scripts with that one line replaced: "0" only while a job
- * is still waiting (the wait list or the prioritized set not empty); else no "0" (one left by an
+ * is still waiting (the wait list not empty: no relay job is prioritized, bull-flows.ts); else no "0" (one left by an
  * earlier take is stale: taking the last job removes it), and "1" at the next delayed job's time
  * when there is one, so that a blocked worker still learns when to look, as it did from the fetch
  * BullMQ's "0" made it run. Every script that takes a job does it in that one place:
@@ -40,16 +40,16 @@ export const UNCONDITIONAL_MARKER = '\n  addBaseMarkerIfNeeded(markerKey, false)
 
 /** Where each script that takes a job has the keys the condition reads (its header's KEYS[n] lines, checked). */
 const TAKERS = {
-  moveToActive: { wait: 1, prioritized: 3, delayed: 7 },
-  moveToFinished: { wait: 1, prioritized: 3, delayed: 7 },
-  moveToDelayed: { wait: 9, prioritized: 3, delayed: 4 },
+  moveToActive: { wait: 1, delayed: 7 },
+  moveToFinished: { wait: 1, delayed: 7 },
+  moveToDelayed: { wait: 9, delayed: 4 },
 } as const;
 export type Taker = keyof typeof TAKERS;
 
 const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => `
   -- relay (issue 35): "0" only while a job is left to take; else none, and the next delayed job's time
   local relayNoneLeft = 0
-  if rcall("LLEN", KEYS[${keys.wait}]) > 0 or rcall("ZCARD", KEYS[${keys.prioritized}]) > 0 then
+  if rcall("LLEN", KEYS[${keys.wait}]) > 0 then
     rcall("ZADD", markerKey, 0, "0")
   else
     relayNoneLeft = ${NONE_LEFT}

@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { PlainJobOptions } from './bull-flows.js';
 import type { RequestWebhook, WebhookEvent, WebhookStore } from './webhooks.js';
 
 /** One message to one receiver: an account's endpoint, or the webhook a job's request named. */
@@ -23,7 +24,7 @@ export interface Subject {
  * Any process can announce (the api tells of jobs it cancelled, the worker of jobs that ended).
  */
 export function webhookAnnouncer(queue: Queue<Delivery>, store: WebhookStore, retry: { attempts: number; backoffMs: number }) {
-  const options = {
+  const options: PlainJobOptions = {
     attempts: retry.attempts,
     backoff: { type: 'exponential', delay: retry.backoffMs, jitter: 0.3 },
     removeOnComplete: { age: 86_400 },
