@@ -8,8 +8,7 @@ local v = redis.call('HGET', S .. ':running', jobId)
 if not v then return 0 end
 local f = split(v)
 redis.call('HDEL', S .. ':running', jobId)
-bump(S .. ':running:count', f[1], -1)
-bump(S .. ':running:cost', f[1], -tonumber(f[2]))
+oneFewer(S .. ':running:count', S .. ':running:cost', f[1], tonumber(f[2]))
 local now = nowMs()
 -- how long it held its place (entries written before that was kept have no start: -1)
 local held = f[4] and (now - tonumber(f[4])) or -1

@@ -10,17 +10,22 @@ local function nowMs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function bump(hash, field, by)
-  local left = redis.call('HINCRBY', hash, field, by)
-  if left <= 0 then redis.call('HDEL', hash, field) end
+-- one job fewer for an account: its count and its cost go down together, and when its count is
+-- spent so is its cost (every job's cost was added with it), both fields gone at once
+local function oneFewer(countHash, costHash, account, cost)
+  if redis.call('HINCRBY', countHash, account, -1) <= 0 then
+    redis.call('HDEL', countHash, account)
+    redis.call('HDEL', costHash, account)
+  else
+    redis.call('HINCRBY', costHash, account, -cost)
+  end
 end
 -- takes a pending job out of its lane; the account leaves the ring when nothing is left
 local function unqueue(jobId, lane, account, cost)
   local q = laneKey(lane, 'q:' .. account)
   redis.call('ZREM', q, jobId)
   redis.call('HDEL', S .. ':jobs', jobId)
-  bump(laneKey(lane, 'count'), account, -1)
-  bump(laneKey(lane, 'cost'), account, -cost)
+  oneFewer(laneKey(lane, 'count'), laneKey(lane, 'cost'), account, cost)
   if redis.call('ZCARD', q) == 0 then
     redis.call('LREM', laneKey(lane, 'ring'), 0, account)
     redis.call('HDEL', laneKey(lane, 'deficit'), account)
