@@ -36,6 +36,20 @@ const clock = luaCommand({
   args: [],
   reply: z.string(),
 });
+const tell = luaCommand({
+  name: 'test.tell',
+  lua: "shared.told = ARGV[1] shared.clock = {'7', '8'} return 1",
+  keys: ['any'],
+  args: ['what'],
+  reply: z.number(),
+});
+const told = luaCommand({
+  name: 'test.told',
+  lua: "return shared.told or 'nothing'",
+  keys: ['any'],
+  args: [],
+  reply: z.string(),
+});
 const nothing = luaCommand({ name: 'test.nothing', lua: 'return nil', keys: ['any'], args: [], reply: z.null() });
 
 describe('on one server', () => {
@@ -128,6 +142,22 @@ describe('on one server', () => {
     const [later] = await runSteps(redis, [clock.step({ any: 'k' }, {}), nothing.step({ any: 'k' }, {})]);
     expect((await times()) - before).toBe(2);
     expect(later).toMatchObject({ ok: true });
+  });
+
+  test('a step tells the later steps of its script what it learned (`shared`), the clock among it; a script alone starts with nothing told', async () => {
+    const times = async () => Number(/cmdstat_time:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+    const before = await times();
+    const [, heard, clocked] = await runSteps(redis, [
+      tell.step({ any: 'k' }, { what: 'a lease' }),
+      told.step({ any: 'k' }, {}),
+      clock.step({ any: 'k' }, {}),
+    ]);
+    expect(heard).toEqual({ ok: true, value: 'a lease' });
+    expect(clocked).toEqual({ ok: true, value: '7.8' });
+    expect((await times()) - before).toBe(0);
+    expect(await told(redis, { any: 'k' }, {})).toBe('nothing');
+    const [alone] = await runSteps(redis, [told.step({ any: 'k' }, {}), nothing.step({ any: 'k' }, {})]);
+    expect(alone).toEqual({ ok: true, value: 'nothing' });
   });
 
   test("a step's nil is null, and its reply error is Redis's own (a READONLY still reads as Redis unavailable)", async () => {

@@ -99,8 +99,18 @@ export function luaCommand<
 }
 
 function define(redis: ScriptHost, command: string, lua: string, numberOfKeys: number) {
-  if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua, numberOfKeys });
+  if (!Object.hasOwn(redis, command)) redis.defineCommand(command, { lua: SHARES.test(lua) ? `${SHARED}${lua}` : lua, numberOfKeys });
 }
+
+/**
+ * What the steps of one script learn for each other (`shared`, a table every step sees): a
+ * script runs whole before anything else does, so what one step read is still what Redis holds
+ * when a later step would read it again (the clock, an account's cap, the lease a pick just
+ * wrote). A script run alone has its own, empty. Each step still reads for itself what it was
+ * not told.
+ */
+const SHARED = 'local shared = {}\n';
+const SHARES = /\bshared[.[]/;
 
 /** One step on its own (the same as calling its script); with a step waiting to ride (runStepSoon), both in one script. */
 export async function runStep<T>(redis: ScriptHost, step: Step<T>): Promise<T> {
@@ -222,13 +232,13 @@ return out`;
 /**
  * The steps of one script share one reading of Redis's clock: a script runs whole before anything
  * else does, so its steps happen at one moment, and each TIME after the first would be a command
- * spent to learn nothing.
+ * spent to learn nothing. A step that learned the time otherwise (a stream entry's id) may leave
+ * it as `shared.clock`, in TIME's shape.
  */
 const TIME_CALL = "redis.call('TIME')";
-const TIME_ONCE = `local clock
-local function time_once()
-  if clock == nil then clock = redis.call('TIME') end
-  return clock
+const TIME_ONCE = `local function time_once()
+  if shared.clock == nil then shared.clock = redis.call('TIME') end
+  return shared.clock
 end
 `;
 

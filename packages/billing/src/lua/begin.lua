@@ -7,6 +7,7 @@
 -- With a token the begin rides in the same round trip as the channel's pick (channels' pick.lua,
 -- sent just before it on the same connection): a job whose pick leased nothing has not begun and
 -- stays cancellable for free, while a cancelled or stopped one is told so at once, lease or not.
+-- A pick in the same script leaves its lease in `shared` (lua-command.ts): no read then.
 -- Returns 1 when the call may begin, 0 when it must not (cancelled), 2 when the job was stopped:
 -- what it delivered before stays, nothing more is asked upstream; 3 when no lease holds the token
 -- (the pick found no channel: nothing changed). A call that may begin is told in the same step, as
@@ -23,7 +24,7 @@ local function began()
   return 1
 end
 local function leased()
-  if ARGV[3] == '' then return true end
+  if ARGV[3] == '' or shared.lease == ARGV[3] then return true end
   for i = 4, #ARGV do
     if redis.call('ZSCORE', ARGV[i], ARGV[3]) then return true end
   end

@@ -6,7 +6,11 @@
 -- Returns {status, balance, reserved}: 1 reserved, 2 the job had a reservation already, 0 the
 -- balance is short, -1 no such account.
 -- An account has its balance field (the account's existence is asked only when it has not).
-local sums = redis.call('HMGET', KEYS[1], 'balance', 'reserved')
+local sums = redis.call('HMGET', KEYS[1], 'balance', 'reserved', 'maxInFlight')
+-- its cap on jobs in flight, for the schedule's admission that follows in the same script
+-- (@relay/scheduler's admit.lua; lua-command.ts has `shared`)
+shared.caps = shared.caps or {}
+shared.caps[KEYS[1]] = sums[3] or false
 if not sums[1] and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0, 0} end
 local balance = tonumber(sums[1] or '0')
 local reserved = tonumber(sums[2] or '0')
@@ -21,6 +25,9 @@ redis.call('HSET', KEYS[2], 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARG
   'amount', amount, 'units', ARGV[6], 'state', 'reserved', 'user', ARGV[7])
 local entry = redis.call('XADD', KEYS[3], '*', 'type', 'reserve', 'accountId', ARGV[2], 'keyId', ARGV[3], 'jobId', ARGV[4],
   'model', ARGV[5], 'units', ARGV[6], 'amount', 0 - amount, 'charged', 0, 'balance', balance, 'reserved', reserved, 'user', ARGV[7])
--- opened when its ledger entry was written: the entry's id starts with Redis' time in ms
-if ARGV[8] == '1' then redis.call('ZADD', KEYS[4], tonumber(string.match(entry, '^%d+')), ARGV[4]) end
+-- opened when its ledger entry was written: the entry's id starts with Redis' time in ms, which
+-- the steps after it in the same script take as theirs instead of asking the clock again
+local ms = tonumber(string.match(entry, '^%d+'))
+shared.clock = shared.clock or {math.floor(ms / 1000), (ms % 1000) * 1000}
+if ARGV[8] == '1' then redis.call('ZADD', KEYS[4], ms, ARGV[4]) end
 return {1, balance, reserved}

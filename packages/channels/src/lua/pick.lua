@@ -77,5 +77,7 @@ for _, s in ipairs(chosen.sets) do
   end
 end
 if chosen.probe then redis.call('HSET', P .. ':chh:' .. chosen.id, 'probe', token, 'probeUntil', now + leaseMs) end
+-- the lease, for a begin that follows in the same script (billing's begin.lua): it needs no read to know
+shared.lease = token
 if chosen.probe then return {chosen.id, 1} end
 return {chosen.id, 0}

@@ -12,7 +12,10 @@ local pending = redis.call('HLEN', S .. ':jobs')
 if pending > 0 and redis.call('HEXISTS', S .. ':jobs', jobId) == 1 then return 0 end
 local now = nowMs()
 if pending == 0 and redis.call('HLEN', S .. ':running') < windowSize(now) then
-  local most = tonumber(redis.call('HGET', A .. account, 'maxInFlight'))
+  -- the cap as the reservation just read it in the same script (billing's reserve.lua), else read here
+  local cap = shared.caps and shared.caps[A .. account]
+  if cap == nil then cap = redis.call('HGET', A .. account, 'maxInFlight') end
+  local most = tonumber(cap)
   if not (most and most > 0 and (tonumber(redis.call('HGET', S .. ':running:count', account)) or 0) >= most) then
     -- HSETNX: a job already running (an admission repeated) is left as it is
     if redis.call('HSETNX', S .. ':running', jobId, account .. ' ' .. cost .. ' ' .. lane .. ' ' .. now) == 0 then return 3 end
