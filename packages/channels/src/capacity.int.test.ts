@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { expect, test } from 'vitest';
-import { pickScript } from './commands.js';
+import { pickScript, renewScript } from './commands.js';
+import { createChannelStore } from './store.js';
 import { createChannelRouter } from './router.js';
 import { channelKeys } from './keys.js';
 import { breaker, channel, routerHarness, judge, own, Upstream } from './router.test-support.js';
@@ -95,6 +96,51 @@ test('a lease whose worker died lapses: its capacity comes back', async () => {
   // the call ran, and only once the dead lease had lapsed by the clock the leases are kept on
   expect(value.at).toBeGreaterThanOrEqual(lapsesAt);
   shortSubscriber.disconnect();
+});
+
+test("a lease set has no expiry of its own: a lease ends by its score alone, however long its call is renewed; a removed channel's leases go with it", async () => {
+  const keys = channelKeys(current.prefix);
+  const pick = (token: string) =>
+    pickScript(
+      redis,
+      { version: keys.version },
+      { prefix: current.prefix, leaseMs: 300, token, random1: 0, random2: 0, candidates: 1 },
+      'z',
+      0,
+      1,
+      'ch:z,1,0',
+    );
+  expect(await pick('long-call')).toEqual({ id: 'z', probe: false });
+  const leases = keys.ownLeases('z');
+  const first = Number(await redis.zscore(leases, 'long-call'));
+  // (a key expiry, once set at twice the term by each pick, ended a lease renewed past it)
+  expect(await redis.pttl(leases)).toBe(-1);
+  await renewScript(
+    redis,
+    { version: keys.version },
+    { prefix: current.prefix, token: 'long-call', leaseMs: 60_000, sets: 'ch:z', id: 'z' },
+  );
+  expect(Number(await redis.zscore(leases, 'long-call'))).toBeGreaterThan(first);
+  expect(await redis.pttl(leases)).toBe(-1);
+  // the only place is held: the next pick finds the channel full
+  expect(await pick('next')).toEqual({ wait: -1 });
+  const store = createChannelStore(redis, current.prefix);
+  await store.create({
+    id: 'z',
+    upstream: 'ark',
+    baseUrl: 'http://127.0.0.1:9',
+    keySealed: null,
+    keyEnv: null,
+    models: null,
+    weight: 1,
+    priority: 0,
+    maxConcurrent: 1,
+    maxPerMinute: 0,
+    capacityGroup: null,
+    timeoutMs: null,
+  });
+  expect(await store.remove('z')).toBe(true);
+  expect(await redis.exists(leases)).toBe(0);
 });
 
 test('a per-minute limit spaces the starts: no sliding minute holds more than the limit', async () => {

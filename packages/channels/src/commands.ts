@@ -81,7 +81,7 @@ export const patchScript = luaCommand({
 export const removeScript = luaCommand({
   name: 'channels.remove',
   lua: removeLua,
-  keys: ['channel', 'health', 'window', 'all', 'version'],
+  keys: ['channel', 'health', 'window', 'all', 'version', 'leases'],
   args: ['id'],
   reply: flag,
 });

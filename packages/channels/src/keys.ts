@@ -9,6 +9,9 @@
  *   cap:{name}:tat         str   the next start a per-minute limit allows (ms)
  *   cap:freed              chan  a lease was given back: a waiting worker tries now
  */
+/** The name of a channel's own limit set (its leases are `cap:ch:{id}`). */
+export const ownSetName = (id: string) => `ch:${id}`;
+
 export const channelKeys = (prefix: string) => ({
   all: `${prefix}:channels`,
   channel: (id: string) => `${prefix}:channel:${id}`,
@@ -16,6 +19,7 @@ export const channelKeys = (prefix: string) => ({
   health: (id: string) => `${prefix}:chh:${id}`,
   window: (id: string) => `${prefix}:chw:${id}`,
   leases: (name: string) => `${prefix}:cap:${name}`,
+  ownLeases: (id: string) => `${prefix}:cap:${ownSetName(id)}`,
   freed: `${prefix}:cap:freed`,
 });
 export type ChannelKeys = ReturnType<typeof channelKeys>;

@@ -1,12 +1,13 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeEach } from 'vitest';
 import { startRedis, uniqueName } from '@relay/testkit';
+import { ownSetName } from './keys.js';
 import { createChannelRouter, type Candidate, type ChannelRouter, type Verdict } from './router.js';
 
 /** What the router's tests (router.int.test.ts, capacity.int.test.ts) share. */
 
 export const breaker = { windowMs: 60_000, minCalls: 4, failureShare: 0.5, consecutive: 1_000, cooldownMs: 300 };
-export const own = (id: string, maxConcurrent = 0, maxPerMinute = 0) => ({ name: `ch:${id}`, maxConcurrent, maxPerMinute });
+export const own = (id: string, maxConcurrent = 0, maxPerMinute = 0) => ({ name: ownSetName(id), maxConcurrent, maxPerMinute });
 export const channel = (id: string, extra: Partial<Candidate> = {}): Candidate => ({ id, tier: 0, weight: 1, sets: [own(id)], ...extra });
 /** An upstream failure that carries the verdict the judge gives it. */
 export class Upstream extends Error {

@@ -69,7 +69,14 @@ export function createChannelStore(redis: Redis, prefix: string) {
     async remove(id: string) {
       return removeScript(
         redis,
-        { channel: keys.channel(id), health: keys.health(id), window: keys.window(id), all: keys.all, version: keys.version },
+        {
+          channel: keys.channel(id),
+          health: keys.health(id),
+          window: keys.window(id),
+          all: keys.all,
+          version: keys.version,
+          leases: keys.ownLeases(id),
+        },
         { id },
       );
     },

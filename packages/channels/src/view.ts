@@ -22,7 +22,7 @@ export async function readHealth(redis: Redis, prefix: string, channels: Channel
   for (const c of channels) {
     pipeline.hmget(keys.health(c.id), 'state', 'until', 'why', 'lat', 'span', 'reason');
     pipeline.hgetall(keys.window(c.id));
-    pipeline.zcount(keys.leases(`ch:${c.id}`), now, '+inf');
+    pipeline.zcount(keys.ownLeases(c.id), now, '+inf');
   }
   const replies = ((await pipeline.exec()) ?? []).map(([, value]) => value);
   const out = new Map<string, Health>();

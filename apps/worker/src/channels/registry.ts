@@ -1,5 +1,13 @@
 import { every, VENDORS, type Catalog, type Logger, type Vendor } from '@relay/core';
-import { servedModels, type Candidate, type ChannelRecord, type ChannelStore, type KeySealer, type LimitSet } from '@relay/channels';
+import {
+  ownSetName,
+  servedModels,
+  type Candidate,
+  type ChannelRecord,
+  type ChannelStore,
+  type KeySealer,
+  type LimitSet,
+} from '@relay/channels';
 import type { QueueName } from '@relay/jobs';
 import type { ChannelAdapter } from '../upstreams/adapters.js';
 import type { UpstreamTarget } from '../upstreams/post-json.js';
@@ -93,7 +101,7 @@ export async function startChannelRegistry(settings: RegistrySettings) {
       const group = record.capacityGroup ? groupLimits(groups.get(record.capacityGroup)!, record.capacityGroup) : undefined;
       const pool = settings.pools[queue];
       const sets: LimitSet[] = [
-        { name: `ch:${record.id}`, maxConcurrent: group ? 0 : record.maxConcurrent, maxPerMinute: group ? 0 : record.maxPerMinute },
+        { name: ownSetName(record.id), maxConcurrent: group ? 0 : record.maxConcurrent, maxPerMinute: group ? 0 : record.maxPerMinute },
         ...(group ? [group] : []),
         ...(pool.maxConcurrent > 0 || pool.maxPerMinute > 0 ? [{ name: `pool:${queue}`, ...pool }] : []),
       ];

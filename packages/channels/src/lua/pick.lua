@@ -67,8 +67,9 @@ local a, b = drawn(r1), drawn(r2)
 local chosen = a
 if b.load < a.load then chosen = b end
 for _, s in ipairs(chosen.sets) do
+  -- no expiry on the set: a lease's score is its end (each pick drops those past it, and a set
+  -- with no lease left is no key); a key's own would lapse under a call renewed past it
   redis.call('ZADD', s[1], now + leaseMs, token)
-  redis.call('PEXPIRE', s[1], leaseMs * 2)
   if s[2] > 0 then
     local interval = 60000
     if s[2] > 1 then interval = math.ceil(60000 / (s[2] - 1)) end
