@@ -6,7 +6,7 @@ import { afterAll, afterEach, expect, test } from 'vitest';
 import { queueConnection } from '@relay/core';
 import { startRedis, startRedisCluster, uniqueName } from '@relay/testkit';
 import { bullScripts } from './bull-marker.js';
-import { relayScripts, runWithRelayScripts } from './bull-scripts.js';
+import { relayScripts, runWithRelayScripts, useRelayScripts } from './bull-scripts.js';
 
 /**
  * The marker fix (bull-marker.ts) with real BullMQ workers on real Redis, each on connections of
@@ -131,6 +131,24 @@ test('a worker that took the only job blocks at once: no fetch, no wake on a mar
   expect(w.log.slice(from, w.log.indexOf(`take:${second.id}`) + 1)).toEqual([`take:${first.id}`, 'wait', 'wake:0', `take:${second.id}`]);
   w.release();
   await allFinished([w], [first, second]);
+});
+
+test("a queue paused (bull-board's action) takes nothing, though the relay's add, which does not read the pause, wakes a worker; resumed, its job is taken", async () => {
+  const queue = openQueue();
+  await useRelayScripts(queue);
+  const w = startWorker(queue, 1);
+  await w.blocked();
+  await queue.pause();
+  const job = await queue.add('while-paused', {});
+  // woken by the add's marker, its take finds the queue paused and it blocks again
+  await w.blocked(2);
+  expect(w.log.slice(w.log.indexOf('wait'))).toEqual(['wait', 'wake:0', 'take:none', 'wait']);
+  expect(await queue.getJobState(job.id!)).toBe('waiting');
+  await queue.resume();
+  await w.took(job);
+  w.release();
+  await allFinished([w], [job]);
+  expect(w.log).not.toContain('wake:timeout');
 });
 
 test('a job that ends while its worker blocks on the marker takes no next job with its end; a job added while it ran is taken on the marker', async () => {
