@@ -19,6 +19,7 @@ import { schedulerFor, type Scheduler } from '@relay/scheduler';
 import { startRedis, uniqueName, waitFor } from '@relay/testkit';
 import { createJobLife, type JobLife } from './life.js';
 import { readCancelled } from './cancel.js';
+import { followJob } from './notices.js';
 
 /** A job's life against a real Redis, real BullMQ queues and the real schedule; the "worker" is this test. */
 const handle = await startRedis();
@@ -150,9 +151,9 @@ describe('cancel', () => {
   test('for its owner: money back, its end kept and told to a waiter as a failure; a begun job is not cancelled', async () => {
     const job = await admit(reservation());
     const told: string[] = [];
-    const set = `${prefix}:job:${job.id}:waiters`;
     const inbox = `${prefix}:inbox:test-${job.id}`;
-    await redis.multi().xadd(inbox, '*', 't', 'hello').sadd(set, inbox).exec();
+    await redis.xadd(inbox, '*', 't', 'hello');
+    await followJob(redis, prefix, job.id!, inbox);
     expect(await life.cancelFor('images', job, 'owner', 60)).toBe(true);
     expect([await running(), await balance(), await job.getState()]).toEqual([0, 1_000, 'unknown']);
     const kept = await readCancelled(redis, prefix, job.id!);
@@ -165,6 +166,22 @@ describe('cancel', () => {
     await life.begin(begun);
     expect(await life.cancelFor('images', begun, 'owner', 60)).toBe(false);
     expect(await readCancelled(redis, prefix, begun.id!)).toBeUndefined();
+  });
+
+  test('a job followed hears its begin; one nobody follows is told no one, its reservation unmarked', async () => {
+    const followed = await admit(reservation());
+    const inbox = `${prefix}:inbox:follower-${followed.id}`;
+    await redis.xadd(inbox, '*', 't', 'hello');
+    await followJob(redis, prefix, followed.id!, inbox);
+    expect(await redis.hget(`${prefix}:reservation:${followed.id}`, 'followed')).toBe('1');
+    await life.begin(followed);
+    expect((await redis.xrange(inbox, '-', '+')).map(([, fields]) => fields[1])).toEqual(['hello', 'started']);
+    const alone = await admit(reservation());
+    await life.begin(alone);
+    expect(await redis.hget(`${prefix}:reservation:${alone.id}`, 'followed')).toBeNull();
+    // a job long gone is followed without its reservation being made again
+    await followJob(redis, prefix, 'gone-long-ago', inbox);
+    expect(await redis.exists(`${prefix}:reservation:gone-long-ago`)).toBe(0);
   });
 
   test('a begun job stopped by its owner begins no further call; one put off is brought forward; a job not begun is not stopped', async () => {

@@ -1,6 +1,9 @@
 import { freshStep, luaCommand, runStep, runSteps, valueOf, type FreshFile, type ScriptHost } from '@relay/core';
 import type { MetaJob, StoredFile } from '@relay/jobs';
+import { billingKeys } from '@relay/billing';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import followLua from './lua/follow.lua';
 import notifyLua from './lua/notify.lua';
 
 /**
@@ -58,6 +61,27 @@ export function noticeStep(prefix: string, notice: Notice, inbox: string | undef
 
 /** How long a waiter set outlives its last waiter's registration: longer than any wait. */
 export const WAITER_SET_TTL_SECONDS = 3_600;
+
+const follow = luaCommand({
+  name: 'follow-job',
+  lua: followLua,
+  keys: ['waiters', 'reservation'],
+  args: ['inbox', 'ttlSeconds'],
+  reply: z.literal(1),
+});
+
+/**
+ * `inbox` hears the job's notices from now on (its begin, its parts, its end): for a process that
+ * waits for a job it did not add. The job's reservation is marked followed in the same step: a
+ * job nobody follows is told no one but its creator, without a look at its waiter set.
+ */
+export async function followJob(redis: Redis, prefix: string, jobId: string, inbox: string) {
+  await follow(
+    redis,
+    { waiters: waiterSetKey(prefix, jobId), reservation: billingKeys(prefix).reservation(jobId) },
+    { inbox, ttlSeconds: WAITER_SET_TTL_SECONDS },
+  );
+}
 
 const inboxOf = (job: MetaJob) => job.data.meta.inbox;
 

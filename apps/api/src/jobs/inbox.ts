@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createFreshFiles, freshChannel, parseFresh, subscribeWhenReady, type Logger } from '@relay/core';
-import { inboxKey, WAITER_SET_TTL_SECONDS, waiterSetKey, type Notice, type NoticeType } from '@relay/life';
+import { followJob, inboxKey, type Notice, type NoticeType } from '@relay/life';
 
 /** The inbox lives while its process does: refreshed well within this, gone soon after a crash. */
 const TTL_MS = 60_000;
@@ -183,8 +183,7 @@ export function createInbox(subscriber: Redis, writer: Redis, prefix: string, lo
     },
     /** For a job this process did not add: its end is sent here too. */
     async watch(jobId: string) {
-      const set = waiterSetKey(prefix, jobId);
-      await writer.multi().sadd(set, key).expire(set, WAITER_SET_TTL_SECONDS).exec();
+      await followJob(writer, prefix, jobId, key);
     },
     async stop() {
       stopped = true;

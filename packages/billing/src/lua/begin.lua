@@ -13,8 +13,9 @@
 -- (the pick found no channel: nothing changed). A call that may begin is told in the same step, as
 -- a 'started' notice (the shape of @relay/life's notices, published too), to every inbox of the
 -- set that still exists: those following the job's events hear it began, no round trip more.
-local function began()
-  if ARGV[1] ~= '' then
+local function began(followed)
+  -- only a followed job's set is looked at (@relay/life's follow.lua marks the reservation)
+  if ARGV[1] ~= '' and followed then
     for _, inbox in ipairs(redis.call('SMEMBERS', KEYS[2])) do
       -- NOMKSTREAM: an inbox that no longer exists is not made again (nil)
       local id = redis.call('XADD', inbox, 'NOMKSTREAM', 'MAXLEN', '~', ARGV[2], '*', 't', 'started', 'j', ARGV[1], 'd', '')
@@ -30,10 +31,10 @@ local function leased()
   end
   return false
 end
-local r = redis.call('HMGET', KEYS[1], 'state', 'stop')
+local r = redis.call('HMGET', KEYS[1], 'state', 'stop', 'followed')
 local state = r[1]
 if state == 'started' and r[2] then return 2 end
 if state ~= 'reserved' and state ~= 'started' and state ~= 'settled' then return 0 end
 if not leased() then return 3 end
 if state == 'reserved' then redis.call('HSET', KEYS[1], 'state', 'started') end
-return began()
+return began(r[3] == '1')

@@ -8,9 +8,13 @@
 -- aggregate retention in seconds, the channel(s) that served the job, the month (YYYY-MM).
 -- Returns {status, balance, reserved, charged}: 1 closed now, 0 closed before (or begun, for a
 -- cancel; `charged` is what it was charged), -1 no such reservation.
-local r = redis.call('HMGET', KEYS[1], 'state', 'charged', 'amount', 'accountId', 'keyId', 'jobId', 'model', 'user')
+local r = redis.call('HMGET', KEYS[1], 'state', 'charged', 'amount', 'accountId', 'keyId', 'jobId', 'model', 'user', 'followed')
 local state = r[1]
 if not state then return {-1, 0, 0, 0} end
+-- whether a process follows the job (@relay/life's follow.lua), for its end's notice in the same
+-- script (notify.lua; `shared`: lua-command.ts)
+shared.followed = shared.followed or {}
+shared.followed[r[6]] = r[9] == '1'
 local open = state == 'reserved' or (state == 'started' and ARGV[1] ~= 'cancel')
 if not open then return {0, 0, 0, tonumber(r[2] or '0')} end
 local amount = tonumber(r[3])

@@ -7,7 +7,10 @@
 -- The set's inboxes are keys this script does not declare: on a cluster that holds only because
 -- every inbox shares the prefix's hash tag with the waiter set (one slot).
 local sent = {}
-local targets = redis.call('SMEMBERS', KEYS[1])
+-- a settlement in the same script read whether anyone follows the job (billing's close.lua,
+-- `shared`: lua-command.ts); when it said no one does, the set is not looked at
+local followed = shared.followed and shared.followed[ARGV[2]]
+local targets = followed == false and {} or redis.call('SMEMBERS', KEYS[1])
 local members = #targets
 if KEYS[2] ~= KEYS[1] then table.insert(targets, KEYS[2]) end
 for _, inbox in ipairs(targets) do
