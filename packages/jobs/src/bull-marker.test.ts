@@ -1,5 +1,13 @@
 import { expect, test } from 'vitest';
-import { bullScripts, markerScripts, TAKEN_REPLY, UNCONDITIONAL_MARKER, withConditionalMarker } from './bull-marker.js';
+import {
+  bullScripts,
+  DUE_READ,
+  markerScripts,
+  TAKEN_REPLY,
+  UNCONDITIONAL_MARKER,
+  withConditionalMarker,
+  withDelayedFirst,
+} from './bull-marker.js';
 
 /** The marker fix against the installed BullMQ's own scripts: an upgrade that moves what it replaces fails here. */
 test('the three scripts that take a job each lose their one unconditional marker, and keep the rest of their text', () => {
@@ -10,7 +18,15 @@ test('the three scripts that take a job each lose their one unconditional marker
     ['moveToDelayed', 11],
   ]);
   const original = new Map(bullScripts().map((s) => [s.name, s.content]));
-  for (const script of scripts) {
+  for (const taken of scripts) {
+    // (moveToActive's promotion, changed too, has a test of its own below)
+    const script =
+      taken.name === 'moveToActive'
+        ? withConditionalMarker(
+            bullScripts().find((s) => s.name === taken.name)!,
+            'moveToActive',
+          )
+        : taken;
     expect(script.content).not.toContain(UNCONDITIONAL_MARKER);
     expect(script.content).not.toContain(TAKEN_REPLY);
     expect(script.content).toContain('rcall("ZREM", markerKey, "0")');
@@ -46,4 +62,18 @@ test('a script whose marker line or keys moved is refused, not run as it is', ()
   expect(() => withConditionalMarker(active, 'moveToDelayed')).toThrow(/is not moveToDelayed/);
   const replied = { ...active, content: active.content.replace(TAKEN_REPLY, '\n  return {rcall("HGETALL", jobKey), jobId, 0, 0}\n') };
   expect(() => withConditionalMarker(replied, 'moveToActive')).toThrow(/0 replies with a taken job/);
+});
+
+test("moveToActive reads the delayed set's first job before its due range, and its marker reuses that read; the other takers read for themselves", () => {
+  const [active, finished, delayed] = markerScripts();
+  const rangeReads = (text: string) => text.match(/rcall\("ZRANGEBYSCORE", delayedKey/g)?.length ?? 0;
+  expect(active!.content).not.toContain(DUE_READ);
+  expect(rangeReads(active!.content)).toBe(1); // now only when the first job is due
+  expect(active!.content).toMatch(/^local relayDelayedFirst /m);
+  expect(active!.content).toContain('local nextDelayed = (relayDelayedFirst or rcall("ZRANGE", KEYS[7], 0, 0, "WITHSCORES"))[2]');
+  for (const other of [finished!, delayed!]) expect(other.content).not.toContain('relayDelayedFirst');
+  const own = bullScripts().find((s) => s.name === 'moveToActive')!;
+  expect(() => withDelayedFirst({ ...own, content: own.content.replace(DUE_READ, '\n    local jobs = {}\n') })).toThrow(
+    /no longer promotes/,
+  );
 });

@@ -38,15 +38,21 @@ export const NONE_LEFT = -1;
 /** The line of prepareJobForProcessing that leaves the marker whatever is left. */
 export const UNCONDITIONAL_MARKER = '\n  addBaseMarkerIfNeeded(markerKey, false)\n';
 
-/** Where each script that takes a job has the keys the condition reads (its header's KEYS[n] lines, checked). */
+/**
+ * Where each script that takes a job has the keys the condition reads (its header's KEYS[n] lines,
+ * checked); `firstKnown`: the delayed set's first job was already read by the take's promotion of
+ * due jobs (withDelayedFirst), and is not read again.
+ */
 const TAKERS = {
-  moveToActive: { wait: 1, delayed: 7 },
-  moveToFinished: { wait: 1, delayed: 7 },
-  moveToDelayed: { wait: 9, delayed: 4 },
+  moveToActive: { wait: 1, delayed: 7, firstKnown: true },
+  moveToFinished: { wait: 1, delayed: 7, firstKnown: false },
+  moveToDelayed: { wait: 9, delayed: 4, firstKnown: false },
 } as const;
 export type Taker = keyof typeof TAKERS;
 
-const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => `
+const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => {
+  const read = `rcall("ZRANGE", KEYS[${keys.delayed}], 0, 0, "WITHSCORES")`;
+  return `
   -- relay (issue 35): "0" only while a job is left to take; else none, and the next delayed job's time
   local relayNoneLeft = 0
   if rcall("LLEN", KEYS[${keys.wait}]) > 0 then
@@ -54,10 +60,43 @@ const conditionalMarker = (keys: (typeof TAKERS)[Taker]) => `
   else
     relayNoneLeft = ${NONE_LEFT}
     rcall("ZREM", markerKey, "0")
-    local nextDelayed = rcall("ZRANGE", KEYS[${keys.delayed}], 0, 0, "WITHSCORES")[2]
+    local nextDelayed = ${keys.firstKnown ? `(relayDelayedFirst or ${read})` : read}[2]
     if nextDelayed then rcall("ZADD", markerKey, tonumber(nextDelayed) / 0x1000, "1") end
   end
 `;
+};
+
+/** moveToActive's promotion of the delayed jobs due: a range read of the delayed set, each take. */
+export const DUE_READ = '\n    local jobs = rcall("ZRANGEBYSCORE", delayedKey, 0, (timestamp + 1) * 0x1000 - 1, "LIMIT", 0, 1000)\n';
+const dueAfterFirst = `
+    -- relay (issue 35): the set's first job read first, the due ones only when it is due; when
+    -- none is, that read is the one the conditional marker needs, and it is kept for it
+    local jobs = {}
+    local relayFirst = rcall("ZRANGE", delayedKey, 0, 0, "WITHSCORES")
+    if relayFirst[2] and tonumber(relayFirst[2]) <= (timestamp + 1) * 0x1000 - 1 then
+      jobs = rcall("ZRANGEBYSCORE", delayedKey, 0, (timestamp + 1) * 0x1000 - 1, "LIMIT", 0, 1000)
+    else
+      relayDelayedFirst = relayFirst
+    end
+`;
+const RCALL = '\nlocal rcall = redis.call\n';
+
+/**
+ * moveToActive with its promotion of due delayed jobs reading the set's first job before any
+ * range: a take with nothing due (most of them) then reads the delayed set once, not twice (the
+ * promotion's range, then the conditional marker's next time). Nothing comes between the two in
+ * moveToActive (no job is put off in it); the other takers read for the marker themselves.
+ */
+export function withDelayedFirst(script: BullScript): BullScript {
+  const where = `BullMQ ${bullVersion}'s ${script.name}`;
+  if (script.content.split(DUE_READ).length !== 2 || script.content.split(RCALL).length !== 2) {
+    throw new Error(`${where} no longer promotes its due delayed jobs as bull-marker.ts expects: it needs a look`);
+  }
+  const content = script.content
+    .replace(RCALL, `${RCALL}local relayDelayedFirst -- relay (issue 35): the delayed set's first job, when already read\n`)
+    .replace(DUE_READ, dueAfterFirst);
+  return { ...script, content };
+}
 
 /** The line that hands the job taken back: its last value (the time until which to block, 0) says whether it was the last. */
 export const TAKEN_REPLY = '\n  return {rcall("HGETALL", jobKey), jobId, 0, 0} -- get job data\n';
@@ -81,7 +120,7 @@ export function withConditionalMarker(script: BullScript, taker: Taker): BullScr
   const keys = TAKERS[taker];
   const where = `BullMQ ${bullVersion}'s ${script.name}`;
   if (script.name !== taker) throw new Error(`${where} is not ${taker}`);
-  for (const [role, n] of Object.entries(keys)) {
+  for (const [role, n] of Object.entries({ wait: keys.wait, delayed: keys.delayed })) {
     if (!new RegExp(`^\\s*KEYS\\[${n}\\] ${role} key\\s*$`, 'm').test(script.content)) {
       throw new Error(`${where} no longer takes its ${role} key as KEYS[${n}]: the marker fix (bull-marker.ts) needs a look`);
     }
@@ -106,7 +145,8 @@ export function markerScripts(): BullScript[] {
   patched = (Object.keys(TAKERS) as Taker[]).map((taker) => {
     const script = byName.get(taker);
     if (!script) throw new Error(`BullMQ ${bullVersion} has no script ${taker}: the marker fix (bull-marker.ts) needs a look`);
-    return withConditionalMarker(script, taker);
+    const marked = withConditionalMarker(script, taker);
+    return TAKERS[taker].firstKnown ? withDelayedFirst(marked) : marked;
   });
   return patched;
 }
