@@ -34,6 +34,9 @@ const KEPT = [
   /^(key|keyhash|ledger):\*$/,
   /^channels(:version)?$/,
   /^(channel|chh):(ark|gemini)$/,
+  // a channel's, a group's or a pool's leases: each ends by its score, the next pick of the set
+  // drops those past it, and a channel's go with it; a set holds at most a lease term's calls
+  /^cap:(ch|grp|pool):[^:]+$/,
   /^batch:\*$/,
   /^batches:(all|\*)$/,
   /^files?:\*$/,
