@@ -8,14 +8,15 @@
  * time and only then blocks: two round trips and about 8 commands for nothing, each job.
  *
  * The relay's workers run BullMQ's own scripts with that one line replaced: "0" only while a job
- * is still waiting (the wait list not empty: no relay job is prioritized, bull-flows.ts); else no "0" (one left by an
- * earlier take is stale: taking the last job removes it), and "1" at the next delayed job's time
- * when there is one, so that a blocked worker still learns when to look, as it did from the fetch
- * BullMQ's "0" made it run. Every script that takes a job does it in that one place:
- * moveToActive (the fetch), moveToFinished and moveToDelayed (the next job taken in the same
- * step as one ends or is put off). The same place also says, in the reply with the job taken,
- * whether it was the last (NONE_LEFT): the worker then blocks at once instead of running its
- * fetch again because its concurrency is not full (bull-scripts.ts, `blockWhenNoneLeft`).
+ * is still waiting (the wait list not empty: no relay job is prioritized, bull-flows.ts); else
+ * no "0" (one left by an earlier take is stale: taking the last job removes it), and "1" at the
+ * next delayed job's time when there is one, so that a blocked worker still learns when to look,
+ * as it did from the fetch BullMQ's "0" made it run. Every script that takes a job does it in
+ * that one place: moveToActive (the fetch), moveToFinished and moveToDelayed (the next job taken
+ * in the same step as one ends or is put off). The same place also says, in the reply with the
+ * job taken, whether it was the last (NONE_LEFT): the worker then blocks at once instead of
+ * running its fetch again because its concurrency is not full (bull-scripts.ts,
+ * `blockWhenNoneLeft`).
  *
  * The lines and the keys each script is given are found by exact text in the installed BullMQ;
  * when a BullMQ upgrade changes them, `markerScripts` throws (bull-marker.test.ts fails, and a

@@ -11,7 +11,7 @@ local function nowMs()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 -- one job fewer for an account: its count and its cost go down together, and when its count is
--- spent so is its cost (every job's cost was added with it), both fields gone at once
+-- spent so is its cost (every job's cost was added with it): both fields go, with no sum of the cost
 local function oneFewer(countHash, costHash, account, cost)
   if redis.call('HINCRBY', countHash, account, -1) <= 0 then
     redis.call('HDEL', countHash, account)
