@@ -13,7 +13,7 @@ import { postJson, startStack, type Stack } from './stack.js';
  * it; an account's month in its own hash; a followed job marked on its reservation, so the begin
  * and the end look at no waiter set otherwise; lease sets without a key expiry; no look at
  * prioritized jobs or a queue's pause in BullMQ's add and take, the delayed set read once a take:
- * 77.0-78.6 commands for images, 79.4-80.6 for speech; before them, steps composed into one script each,
+ * 77.0-78.7 commands for images, 79.4-80.6 for speech; before them, steps composed into one script each,
  * the begin with the pick, the charge and
  * the notice with BullMQ's move, the lease back with the checkpoint, BullMQ without its flow,
  * deduplication and counter work, the recent finishes trimmed by heartbeats: 90.2-91.1 commands
