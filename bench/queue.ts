@@ -1,0 +1,88 @@
+/**
+ * npm run bench:queue: what BullMQ alone costs a job, as the relay uses it (added with its own
+ * id, taken by a worker at concurrency 64, a 50 ms job, its end kept by age), with none of the
+ * relay around it: no HTTP, money, schedule, channel or store. The producer and the worker share
+ * this process; a job's end reaches its caller by the worker's own `completed` event. Prints
+ * Redis's CPU, this process's and Redis's commands per job: the least the design card's queue
+ * adds to a request, against which the relay's own share (npm run bench) is read.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { spawnRedisServer } from '@relay/local';
+import { commandStats } from './commandstats.js';
+import { cpuSeconds } from './cpu.js';
+
+const JOBS = Number(process.env.BENCH_QUEUE_JOBS ?? 6_000);
+const CONCURRENCY = 64;
+/** About the size of a relay image job's data and result. */
+const DATA = {
+  request: { model: 'vendor-gen-4-0-250828', prompt: 'a lighthouse at dusk', n: 1, size: '1024x1024', response_format: 'url' },
+  meta: { requestId: randomUUID(), accountId: 'acct_0123456789abcdef', keyId: 'key_0123456789abcdef', reservation: 1234, at: Date.now() },
+};
+const RESULT = { created: 1, data: [{ url: 'http://127.0.0.1/files/img_0123456789abcdef0123.jpeg', size: '1024x1024' }] };
+
+const redis = await spawnRedisServer();
+const clients: Redis[] = [];
+const client = () => {
+  const made = new Redis(redis.url, { maxRetriesPerRequest: null });
+  clients.push(made);
+  return made;
+};
+const stats = client();
+const queue = new Queue('bench', { connection: client() });
+const ended = new Map<string, () => void>();
+const worker = new Worker(
+  'bench',
+  async () => {
+    await sleep(50);
+    return RESULT;
+  },
+  { connection: client(), concurrency: CONCURRENCY },
+);
+worker.on('completed', (job) => ended.get(job.id!)?.());
+
+async function oneJob() {
+  const id = `img_${randomUUID()}`;
+  const done = new Promise<void>((resolve) => ended.set(id, resolve));
+  await queue.add('images', DATA, { jobId: id, attempts: 3, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } });
+  await done;
+  ended.delete(id);
+}
+
+async function run(jobs: number) {
+  let left = jobs;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (left-- > 0) await oneJob();
+    }),
+  );
+}
+
+try {
+  await run(1_000); // warm: connections, JIT, scripts loaded
+  const commandsBefore = await commandStats(stats);
+  const redisBefore = cpuSeconds(redis.pid()!);
+  const ownBefore = process.cpuUsage();
+  const started = Date.now();
+  await run(JOBS);
+  const seconds = (Date.now() - started) / 1000;
+  const own = process.cpuUsage(ownBefore);
+  const redisMs = ((cpuSeconds(redis.pid()!) - redisBefore) / JOBS) * 1000;
+  const commandsAfter = await commandStats(stats);
+  const commands = Object.entries(commandsAfter).reduce((sum, [name, calls]) => sum + calls - (commandsBefore[name] ?? 0), 0) / JOBS;
+  console.table({
+    [`BullMQ alone, ${JOBS} jobs at c=${CONCURRENCY}, 50 ms each`]: {
+      'jobs/s': Math.round(JOBS / seconds),
+      'Redis CPU ms a job': Number(redisMs.toFixed(3)),
+      'Node CPU ms a job (add, take, end)': Number(((own.user + own.system) / 1000 / JOBS).toFixed(3)),
+      'Redis commands a job': Number(commands.toFixed(1)),
+    },
+  });
+} finally {
+  await worker.close();
+  await queue.close();
+  for (const made of clients) made.disconnect();
+  await redis.close();
+}
