@@ -1,18 +1,23 @@
 /**
- * npm run bench:queue: what BullMQ alone costs a job, as the relay uses it (added with its own
- * id, taken by a worker at concurrency 64, a 50 ms job, its end kept by age), with none of the
- * relay around it: no HTTP, money, schedule, channel or store. The producer and the worker share
- * this process; a job's end reaches its caller by the worker's own `completed` event. Prints
- * Redis's CPU, this process's and Redis's commands per job: the least the design card's queue
- * adds to a request, against which the relay's own share (npm run bench) is read.
+ * npm run bench:queue: what the relay's fixed pieces cost alone, with none of its own code around
+ * them, against which its own share (npm run bench) is read:
+ * - BullMQ as the relay uses it (added with its own id, taken by a worker at concurrency 64, a
+ *   50 ms job, its end kept by age). The producer and the worker share this process; a job's end
+ *   reaches its caller by the worker's own `completed` event. Redis's CPU, this process's and
+ *   Redis's commands per job.
+ * - A bare HTTP door (door.ts): reads the image request, waits 50 ms, answers a small JSON. Its
+ *   CPU per request at c=64.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { spawnRedisServer } from '@relay/local';
+import { IMAGE, post } from './bodies.js';
+import { measure } from './compare.js';
 import { commandStats } from './commandstats.js';
 import { cpuSeconds } from './cpu.js';
+import { startDoor } from './peer/door.js';
 
 const JOBS = Number(process.env.BENCH_QUEUE_JOBS ?? 6_000);
 const CONCURRENCY = 64;
@@ -80,6 +85,19 @@ try {
       'Redis commands a job': Number(commands.toFixed(1)),
     },
   });
+  const door = await startDoor();
+  try {
+    const cell = await measure(
+      { name: 'door', send: post(`${door.url}/v1/images/generations`, IMAGE, {}), pids: { door: door.pid } },
+      CONCURRENCY,
+      10_000,
+    );
+    console.table({
+      [`a bare HTTP door at c=${CONCURRENCY}, 50 ms each`]: { 'req/s': cell.perSecond, 'CPU ms a request': cell.cpuMsPerRequest.door },
+    });
+  } finally {
+    await door.stop();
+  }
 } finally {
   await worker.close();
   await queue.close();
