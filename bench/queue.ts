@@ -1,17 +1,19 @@
 /**
  * npm run bench:queue: what the relay's fixed pieces cost alone, with none of its own code around
  * them, against which its own share (npm run bench) is read:
- * - BullMQ as the relay uses it (added with its own id, taken by a worker at concurrency 64, a
- *   50 ms job, its end kept by age). The producer and the worker share this process; a job's end
+ * - BullMQ as published, with the relay's job options (added with its own id, taken by a worker
+ *   at concurrency 64, a 50 ms job, its end kept by age). The producer and the worker share this process; a job's end
  *   reaches its caller by the worker's own `completed` event. Redis's CPU, this process's and
  *   Redis's commands per job.
- * - A bare HTTP door (door.ts): reads the image request, waits 50 ms, answers a small JSON. Its
+ * - A bare HTTP door (peer/door-server.ts): reads the image request, waits 50 ms, answers a small JSON. Its
  *   CPU per request at c=64.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { apiTuningSchema } from '@relay/core';
+import { jobOptions } from '@relay/jobs';
 import { spawnRedisServer } from '@relay/local';
 import { IMAGE, post } from './bodies.js';
 import { measure } from './compare.js';
@@ -36,7 +38,11 @@ const client = () => {
   return made;
 };
 const stats = client();
-const queue = new Queue('bench', { connection: client() });
+const tuning = apiTuningSchema.parse({});
+const queue = new Queue('bench', {
+  connection: client(),
+  defaultJobOptions: jobOptions({ attempts: tuning.jobAttempts, backoffMs: tuning.jobBackoffMs, keepSeconds: tuning.jobKeepSeconds }),
+});
 const ended = new Map<string, () => void>();
 const worker = new Worker(
   'bench',
@@ -51,7 +57,7 @@ worker.on('completed', (job) => ended.get(job.id!)?.());
 async function oneJob() {
   const id = `img_${randomUUID()}`;
   const done = new Promise<void>((resolve) => ended.set(id, resolve));
-  await queue.add('images', DATA, { jobId: id, attempts: 3, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } });
+  await queue.add('images', DATA, { jobId: id });
   await done;
   ended.delete(id);
 }
