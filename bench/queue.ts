@@ -19,7 +19,7 @@ import { IMAGE, post } from './bodies.js';
 import { measure } from './compare.js';
 import { commandStats } from './commandstats.js';
 import { cpuSeconds } from './cpu.js';
-import { startDoor } from './peer/door.js';
+import { startPeer } from './peer/spawn-peer.js';
 
 const JOBS = Number(process.env.BENCH_QUEUE_JOBS ?? 6_000);
 const CONCURRENCY = 64;
@@ -91,7 +91,7 @@ try {
       'Redis commands a job': Number(commands.toFixed(1)),
     },
   });
-  const door = await startDoor();
+  const door = await startPeer('door', 'door-server.ts');
   try {
     const cell = await measure(
       { name: 'door', send: post(`${door.url}/v1/images/generations`, IMAGE, {}), pids: { door: door.pid } },
